@@ -1,0 +1,8 @@
+// The registry of CLI commands: one module per command (or family), each exporting `register`.
+// Add a command by adding its module here.
+import type { Command } from "commander";
+import type { CliIO } from "../context.js";
+
+export type RegisterCommand = (program: Command, io: CliIO) => void;
+
+export const COMMANDS: RegisterCommand[] = [];

@@ -1,0 +1,294 @@
+// The mcphub config schema. Everything read from mcphub.yaml/.toml/.json passes through here,
+// so every later part can trust the types. Rules that span several keys (pins naming known
+// servers, agent tool lists, ...) live in the superRefine at the bottom so their messages carry
+// a precise path too.
+import { z } from "zod";
+import { parseBytes, parseDuration } from "../util/units.js";
+
+export const RESERVED_SERVER_NAME = "mcphub";
+export const MAX_USE_WHEN = 8;
+export const MAX_HINT_BYTES = 256;
+export const MAX_TOOL_USE_WHEN_KEYS = 128;
+export const MIN_RESPONSE_BUDGET = 512;
+
+export const AGENT_TYPES = [
+  "local-agent",
+  "claude",
+  "claude-desktop",
+  "cursor",
+  "vscode",
+  "codex",
+  "opencode",
+  "gemini",
+  "copilot",
+  "qwen",
+  "crush",
+  "kilo",
+  "kimi",
+  "hermes",
+  "forge",
+] as const;
+export type AgentType = (typeof AGENT_TYPES)[number];
+
+/** Accepted spellings of agent types, mapped to the canonical adapter name. */
+export const AGENT_TYPE_ALIASES: Record<string, AgentType> = {
+  claudecode: "claude",
+  "claude-code": "claude",
+  localagent: "local-agent",
+  claudedesktop: "claude-desktop",
+  desktop: "claude-desktop",
+  forgecode: "forge",
+  "vs-code": "vscode",
+};
+
+const SERVER_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+// eslint-disable-next-line no-control-regex
+const CONTROL_RE = /[\u0000-\u001f\u007f]/;
+
+const byteLength = (s: string): number => Buffer.byteLength(s, "utf8");
+
+function hint(label: string) {
+  return z
+    .string()
+    .refine((s) => s.trim() !== "", `${label} must not be blank`)
+    .refine((s) => byteLength(s) <= MAX_HINT_BYTES, `${label} must be at most ${MAX_HINT_BYTES} bytes`)
+    .refine((s) => !CONTROL_RE.test(s), `${label} must not contain control characters`);
+}
+
+const hintList = (label: string) =>
+  z.array(hint(label)).max(MAX_USE_WHEN, `at most ${MAX_USE_WHEN} ${label} hints are allowed`);
+
+/** A duration such as "30s", "5m", "1h30m" or "24h", kept in milliseconds. */
+export const durationSchema = z.union([z.string(), z.number()]).transform((v, ctx) => {
+  const ms = typeof v === "number" ? (Number.isInteger(v) && v >= 0 ? v * 1000 : undefined) : parseDuration(v);
+  if (ms === undefined) {
+    ctx.addIssue({
+      code: "custom",
+      message: `"${String(v)}" is not a duration; use a number with a unit such as 500ms, 30s, 5m, 2h or 7d`,
+    });
+    return z.NEVER;
+  }
+  return ms;
+});
+
+/** A byte size such as "32KB", "900B" or a plain integer. */
+export const byteSizeSchema = z.union([z.string(), z.number()]).transform((v, ctx) => {
+  const n = parseBytes(v);
+  if (n === undefined) {
+    ctx.addIssue({
+      code: "custom",
+      message: `"${String(v)}" is not a byte size; use an integer or a size such as 900B, 32KB or 1MB`,
+    });
+    return z.NEVER;
+  }
+  return n;
+});
+
+const envSchema = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]).transform(String));
+
+export const serverSchema = z
+  .strictObject({
+    command: z.string().min(1, "command must not be empty").optional(),
+    args: z.array(z.union([z.string(), z.number()]).transform(String)).optional(),
+    env: envSchema.optional(),
+    cwd: z.string().optional(),
+    url: z.url({ message: "url must be an absolute http(s) URL such as http://127.0.0.1:8080/mcp" }).optional(),
+    transport: z
+      .enum(["http", "sse", "streamable-http"], { message: 'transport must be "http" or "sse"' })
+      .transform((t) => (t === "streamable-http" ? "http" : t))
+      .optional(),
+    headers: z.record(z.string(), z.string()).optional(),
+    enabled: z.boolean().default(true),
+    description: z.string().optional(),
+    tags: z.array(z.string()).optional(),
+    use_when: hintList("use_when").optional(),
+    tool_use_when: z.record(z.string(), hintList("tool_use_when")).optional(),
+    vault: z.string().min(1).optional(),
+    vault_only: z.array(z.string()).optional(),
+    vault_prefix: z.string().optional(),
+  })
+  .superRefine((s, ctx) => {
+    const remote = s.url !== undefined;
+    if (s.command !== undefined && remote) {
+      ctx.addIssue({ code: "custom", message: "set either command (stdio) or url (remote), not both" });
+    } else if (s.command === undefined && !remote) {
+      ctx.addIssue({ code: "custom", message: "needs a command (stdio server) or a url (remote server)" });
+    }
+    if (remote) {
+      for (const key of ["args", "env", "cwd", "vault", "vault_only", "vault_prefix"] as const) {
+        if (s[key] !== undefined) {
+          ctx.addIssue({ code: "custom", path: [key], message: `${key} applies only to stdio servers (this one has a url)` });
+        }
+      }
+      if (s.url !== undefined && !/^https?:\/\//i.test(s.url)) {
+        ctx.addIssue({ code: "custom", path: ["url"], message: "url must start with http:// or https://" });
+      }
+    } else {
+      for (const key of ["transport", "headers"] as const) {
+        if (s[key] !== undefined) {
+          ctx.addIssue({ code: "custom", path: [key], message: `${key} applies only to remote servers (this one has a command)` });
+        }
+      }
+    }
+    if ((s.vault_only !== undefined || s.vault_prefix !== undefined) && s.vault === undefined) {
+      ctx.addIssue({ code: "custom", path: ["vault"], message: "vault_only and vault_prefix need vault: PROJECT" });
+    }
+    const keys = Object.keys(s.tool_use_when ?? {});
+    if (keys.length > MAX_TOOL_USE_WHEN_KEYS) {
+      ctx.addIssue({ code: "custom", path: ["tool_use_when"], message: `at most ${MAX_TOOL_USE_WHEN_KEYS} tools may have hints` });
+    }
+    for (const k of keys) {
+      if (k.trim() === "" || byteLength(k) > MAX_HINT_BYTES || CONTROL_RE.test(k)) {
+        ctx.addIssue({ code: "custom", path: ["tool_use_when", k], message: "tool names must be non-blank, at most 256 bytes, without control characters" });
+      }
+    }
+  });
+
+export const agentSchema = z.strictObject({
+  type: z
+    .string()
+    .transform((t) => AGENT_TYPE_ALIASES[t.toLowerCase()] ?? t.toLowerCase())
+    .pipe(z.enum(AGENT_TYPES, { message: `type must be one of ${AGENT_TYPES.join(", ")}` }))
+    .optional(),
+  path: z.string().optional(),
+  mode: z.enum(["gateway", "direct"], { message: 'mode must be "gateway" or "direct"' }).default("gateway"),
+  disabled: z.boolean().default(false),
+  servers: z.array(z.string()).optional(),
+  tools: z.array(z.string()).optional(),
+  pin: z.array(z.string()).optional(),
+  tool_schema_budget: byteSizeSchema.optional(),
+});
+
+export const configSchema = z
+  .strictObject({
+    version: z.literal(1, { message: "version must be 1" }).default(1),
+    expose: z.enum(["all", "lazy"], { message: 'expose must be "all" or "lazy"' }).default("all"),
+    pin: z.array(z.string()).optional(),
+    servers: z.record(z.string(), serverSchema).default({}),
+    groups: z.record(z.string(), z.array(z.string())).default({}),
+    agents: z.record(z.string(), agentSchema).default({}),
+    connect_timeout: durationSchema.default(30_000),
+    call_timeout: durationSchema.default(30 * 60_000),
+    response_budget: byteSizeSchema.default(32 * 1024),
+    verbatim: z.boolean().default(false),
+    listen: z.string().optional(),
+    result_retention: durationSchema.default(24 * 3_600_000),
+    management_tool_names: z
+      .enum(["prefixed", "clean"], { message: 'management_tool_names must be "prefixed" (mcphub_*) or "clean"' })
+      .default("prefixed"),
+  })
+  .superRefine((c, ctx) => {
+    const servers = new Set(Object.keys(c.servers));
+    for (const name of servers) {
+      const path = ["servers", name];
+      if (!SERVER_NAME_RE.test(name)) {
+        ctx.addIssue({ code: "custom", path, message: "server names use letters, digits, '.', '_' and '-', starting with a letter or digit" });
+      } else if (name.includes("__")) {
+        ctx.addIssue({ code: "custom", path, message: 'server names must not contain "__" (it separates server and tool)' });
+      } else if (name.toLowerCase() === RESERVED_SERVER_NAME) {
+        ctx.addIssue({ code: "custom", path, message: `"${RESERVED_SERVER_NAME}" is reserved for the gateway itself; pick another name` });
+      }
+    }
+    if (c.connect_timeout <= 0) ctx.addIssue({ code: "custom", path: ["connect_timeout"], message: "connect_timeout must be positive" });
+    if (c.call_timeout <= 0) ctx.addIssue({ code: "custom", path: ["call_timeout"], message: "call_timeout must be positive" });
+    if (c.result_retention <= 0) ctx.addIssue({ code: "custom", path: ["result_retention"], message: "result_retention must be positive" });
+    if (c.response_budget !== 0 && c.response_budget < MIN_RESPONSE_BUDGET) {
+      ctx.addIssue({ code: "custom", path: ["response_budget"], message: `response_budget must be 0 (unlimited) or at least ${MIN_RESPONSE_BUDGET}B` });
+    }
+    if (c.listen !== undefined && parseListen(c.listen) === undefined) {
+      ctx.addIssue({ code: "custom", path: ["listen"], message: 'listen must be HOST:PORT, e.g. "127.0.0.1:9820"' });
+    }
+    const checkPins = (pins: string[] | undefined, base: (string | number)[], allowed?: Set<string>) => {
+      pins?.forEach((p, i) => {
+        const problem = pinProblem(p, servers);
+        if (problem) ctx.addIssue({ code: "custom", path: [...base, i], message: problem });
+        else if (allowed && !allowed.has(pinServer(p))) {
+          ctx.addIssue({ code: "custom", path: [...base, i], message: `pins server "${pinServer(p)}", which is not in this agent's servers list` });
+        }
+      });
+    };
+    checkPins(c.pin, ["pin"]);
+    for (const [g, members] of Object.entries(c.groups)) {
+      members.forEach((m, i) => {
+        if (!servers.has(m)) ctx.addIssue({ code: "custom", path: ["groups", g, i], message: unknownServer(m, servers) });
+      });
+    }
+    for (const [a, agent] of Object.entries(c.agents)) {
+      const base = ["agents", a];
+      agent.servers?.forEach((s, i) => {
+        if (!servers.has(s)) ctx.addIssue({ code: "custom", path: [...base, "servers", i], message: unknownServer(s, servers) });
+      });
+      const allowed = agent.servers ? new Set(agent.servers) : undefined;
+      agent.tools?.forEach((t, i) => {
+        const sep = t.indexOf("__");
+        if (sep <= 0 || sep + 2 >= t.length) {
+          ctx.addIssue({ code: "custom", path: [...base, "tools", i], message: `"${t}" must be an exact server__tool name` });
+          return;
+        }
+        const s = t.slice(0, sep);
+        if (!servers.has(s)) ctx.addIssue({ code: "custom", path: [...base, "tools", i], message: unknownServer(s, servers) });
+        else if (allowed && !allowed.has(s)) {
+          ctx.addIssue({ code: "custom", path: [...base, "tools", i], message: `server "${s}" is not in this agent's servers list` });
+        }
+      });
+      checkPins(agent.pin, [...base, "pin"], allowed);
+      if (agent.mode === "direct") {
+        for (const key of ["tools", "pin", "tool_schema_budget"] as const) {
+          if (agent[key] !== undefined) {
+            ctx.addIssue({ code: "custom", path: [...base, key], message: `${key} applies only to gateway mode (this agent is direct)` });
+          }
+        }
+      }
+    }
+  });
+
+export type ServerConfig = z.output<typeof serverSchema>;
+export type AgentConfig = z.output<typeof agentSchema>;
+export type Config = z.output<typeof configSchema>;
+export type RawConfig = z.input<typeof configSchema>;
+
+/** The server a pin names ("github", "github__*", "github__search" → "github"). */
+export function pinServer(pin: string): string {
+  const i = pin.indexOf("__");
+  return i < 0 ? pin : pin.slice(0, i);
+}
+
+function pinProblem(pin: string, servers: Set<string>): string | undefined {
+  const i = pin.indexOf("__");
+  if (i === 0) return `"${pin}" must start with a server name`;
+  if (i > 0) {
+    const rest = pin.slice(i + 2);
+    if (rest === "") return `"${pin}" ends with "__"; use "${pin.slice(0, i)}" or "${pin.slice(0, i)}__*"`;
+    if (rest !== "*" && rest.includes("*")) return `"${pin}": the only wildcard allowed is a whole "server__*"`;
+  } else if (pin.includes("*")) {
+    return `"${pin}": the only wildcard allowed is a whole "server__*"`;
+  }
+  const s = pinServer(pin);
+  return servers.has(s) ? undefined : unknownServer(s, servers);
+}
+
+function unknownServer(name: string, servers: Set<string>): string {
+  const known = [...servers].sort();
+  return `unknown server "${name}"${known.length ? `; configured servers: ${known.join(", ")}` : " (no servers are configured)"}`;
+}
+
+export interface ListenAddress {
+  host: string;
+  port: number;
+}
+
+/** Parses "HOST:PORT" ("[::1]:9820" for IPv6); undefined when malformed. */
+export function parseListen(text: string): ListenAddress | undefined {
+  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(text.trim());
+  if (!m) return undefined;
+  const port = Number(m[3]);
+  if (port > 65535) return undefined;
+  const host = (m[1] ?? m[2] ?? "").trim() || "127.0.0.1";
+  return { host, port };
+}
+
+export const DEFAULT_LISTEN = "127.0.0.1:9820";
+
+export function isRemote(s: ServerConfig): boolean {
+  return s.url !== undefined;
+}
