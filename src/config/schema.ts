@@ -51,12 +51,17 @@ function hint(label: string) {
   return z
     .string()
     .refine((s) => s.trim() !== "", `${label} must not be blank`)
-    .refine((s) => byteLength(s) <= MAX_HINT_BYTES, `${label} must be at most ${MAX_HINT_BYTES} bytes`)
+    .refine((s) => byteLength(s) <= MAX_HINT_BYTES, {
+      error: (iss) => `${label} hints must be at most ${MAX_HINT_BYTES} bytes (this one is ${byteLength(String(iss.input))})`,
+    })
     .refine((s) => !CONTROL_RE.test(s), `${label} must not contain control characters`);
 }
 
 const hintList = (label: string) =>
-  z.array(hint(label)).max(MAX_USE_WHEN, `at most ${MAX_USE_WHEN} ${label} hints are allowed`);
+  z.array(hint(label)).max(MAX_USE_WHEN, {
+    error: (iss) =>
+      `at most ${MAX_USE_WHEN} ${label} hints are allowed (found ${Array.isArray(iss.input) ? iss.input.length : "more"})`,
+  });
 
 /** A duration such as "30s", "5m", "1h30m" or "24h", kept in milliseconds. */
 export const durationSchema = z.union([z.string(), z.number()]).transform((v, ctx) => {
@@ -69,7 +74,7 @@ export const durationSchema = z.union([z.string(), z.number()]).transform((v, ct
     return z.NEVER;
   }
   return ms;
-});
+}).describe('a duration such as "30s", "5m" or "1h30m"');
 
 /** A byte size such as "32KB", "900B" or a plain integer. */
 export const byteSizeSchema = z.union([z.string(), z.number()]).transform((v, ctx) => {
@@ -82,9 +87,12 @@ export const byteSizeSchema = z.union([z.string(), z.number()]).transform((v, ct
     return z.NEVER;
   }
   return n;
-});
+}).describe('a byte size such as "32KB", "900B" or 4096');
 
-const envSchema = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]).transform(String));
+const envSchema = z.record(
+  z.string(),
+  z.union([z.string(), z.number(), z.boolean()]).transform(String).describe("a string (or a number or true/false)"),
+);
 
 export const serverSchema = z
   .strictObject({
@@ -92,7 +100,8 @@ export const serverSchema = z
     args: z.array(z.union([z.string(), z.number()]).transform(String)).optional(),
     env: envSchema.optional(),
     cwd: z.string().optional(),
-    url: z.url({ message: "url must be an absolute http(s) URL such as http://127.0.0.1:8080/mcp" }).optional(),
+    // Checked in the superRefine below, so a bad url gets exactly one message.
+    url: z.string().optional(),
     transport: z
       .enum(["http", "sse", "streamable-http"], { message: 'transport must be "http" or "sse"' })
       .transform((t) => (t === "streamable-http" ? "http" : t))
@@ -109,20 +118,23 @@ export const serverSchema = z
   })
   .superRefine((s, ctx) => {
     const remote = s.url !== undefined;
+    const kindKnown = (s.command !== undefined) !== remote;
     if (s.command !== undefined && remote) {
       ctx.addIssue({ code: "custom", message: "set either command (stdio) or url (remote), not both" });
     } else if (s.command === undefined && !remote) {
       ctx.addIssue({ code: "custom", message: "needs a command (stdio server) or a url (remote server)" });
     }
-    if (remote) {
+    // Which keys belong is only decidable once the server is clearly stdio or remote.
+    if (!kindKnown) {
+      // nothing more to say about transport-specific keys
+    } else if (remote) {
       for (const key of ["args", "env", "cwd", "vault", "vault_only", "vault_prefix"] as const) {
         if (s[key] !== undefined) {
           ctx.addIssue({ code: "custom", path: [key], message: `${key} applies only to stdio servers (this one has a url)` });
         }
       }
-      if (s.url !== undefined && !/^https?:\/\//i.test(s.url)) {
-        ctx.addIssue({ code: "custom", path: ["url"], message: "url must start with http:// or https://" });
-      }
+      const problem = urlProblem(s.url ?? "");
+      if (problem) ctx.addIssue({ code: "custom", path: ["url"], message: problem });
     } else {
       for (const key of ["transport", "headers"] as const) {
         if (s[key] !== undefined) {
@@ -171,7 +183,7 @@ export const configSchema = z
     call_timeout: durationSchema.default(30 * 60_000),
     response_budget: byteSizeSchema.default(32 * 1024),
     verbatim: z.boolean().default(false),
-    listen: z.string().optional(),
+    listen: z.string().describe('HOST:PORT such as "127.0.0.1:9820"').optional(),
     result_retention: durationSchema.default(24 * 3_600_000),
     management_tool_names: z
       .enum(["prefixed", "clean"], { message: 'management_tool_names must be "prefixed" (mcphub_*) or "clean"' })
@@ -193,7 +205,11 @@ export const configSchema = z
     if (c.call_timeout <= 0) ctx.addIssue({ code: "custom", path: ["call_timeout"], message: "call_timeout must be positive" });
     if (c.result_retention <= 0) ctx.addIssue({ code: "custom", path: ["result_retention"], message: "result_retention must be positive" });
     if (c.response_budget !== 0 && c.response_budget < MIN_RESPONSE_BUDGET) {
-      ctx.addIssue({ code: "custom", path: ["response_budget"], message: `response_budget must be 0 (unlimited) or at least ${MIN_RESPONSE_BUDGET}B` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["response_budget"],
+        message: `response_budget must be 0 (unlimited) or at least ${MIN_RESPONSE_BUDGET}B (got ${c.response_budget}B)`,
+      });
     }
     if (c.listen !== undefined && parseListen(c.listen) === undefined) {
       ctx.addIssue({ code: "custom", path: ["listen"], message: 'listen must be HOST:PORT, e.g. "127.0.0.1:9820"' });
@@ -285,6 +301,16 @@ export function parseListen(text: string): ListenAddress | undefined {
   if (port > 65535) return undefined;
   const host = (m[1] ?? m[2] ?? "").trim() || "127.0.0.1";
   return { host, port };
+}
+
+function urlProblem(url: string): string | undefined {
+  if (!/^https?:\/\//i.test(url)) return "url must start with http:// or https://";
+  try {
+    new URL(url);
+    return undefined;
+  } catch {
+    return "url must be an absolute http(s) URL such as http://127.0.0.1:8080/mcp";
+  }
 }
 
 export const DEFAULT_LISTEN = "127.0.0.1:9820";

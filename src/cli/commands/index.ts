@@ -2,7 +2,10 @@
 // Add a command by adding its module here.
 import type { Command } from "commander";
 import type { CliIO } from "../context.js";
+import { registerOperator } from "./operator.js";
+import { registerServe } from "./serve.js";
+import { registerVault } from "./vault.js";
 
 export type RegisterCommand = (program: Command, io: CliIO) => void;
 
-export const COMMANDS: RegisterCommand[] = [];
+export const COMMANDS: RegisterCommand[] = [registerOperator, registerServe, registerVault];

@@ -1,0 +1,79 @@
+// A small, general lexicon of intent synonyms (English and Spanish). A query word expands to the
+// other members of its classes at a reduced weight, so "download" still finds a tool described
+// as "fetch", while a tool that says "download" itself ranks higher. Classes are not merged into
+// one canonical term on purpose: "get" appears in thousands of tool names and must not make every
+// getter a perfect match for "download".
+import { stem } from "./stem.js";
+import { foldText } from "./tokenize.js";
+
+export const SYNONYM_CLASSES: ReadonlyArray<readonly string[]> = [
+  ["fetch", "get", "retrieve", "download", "obtain", "pull", "descargar", "obtener", "bajar"],
+  ["send", "post", "publish", "submit", "deliver", "enviar", "mandar", "publicar"],
+  ["delete", "remove", "erase", "destroy", "purge", "unlink", "eliminar", "borrar", "quitar"],
+  ["create", "add", "new", "make", "generate", "insert", "crear", "agregar", "añadir", "nuevo", "generar"],
+  ["list", "enumerate", "browse", "listar", "enumerar"],
+  ["find", "search", "query", "lookup", "look", "locate", "seek", "discover", "buscar", "busqueda", "encontrar", "consultar"],
+  ["repo", "repository", "repositorio", "codebase"],
+  ["update", "edit", "modify", "change", "patch", "alter", "actualizar", "editar", "modificar", "cambiar"],
+  ["read", "view", "show", "display", "open", "inspect", "leer", "ver", "mostrar", "abrir"],
+  ["write", "save", "store", "persist", "record", "guardar", "escribir", "almacenar"],
+  ["run", "execute", "exec", "invoke", "launch", "trigger", "ejecutar", "lanzar"],
+  ["file", "archivo", "fichero"],
+  ["folder", "directory", "dir", "carpeta", "directorio"],
+  ["document", "doc", "documento"],
+  ["image", "picture", "photo", "img", "png", "jpg", "jpeg", "imagen", "foto"],
+  ["video", "movie", "clip", "mp4", "pelicula"],
+  ["audio", "sound", "mp3", "wav", "sonido"],
+  ["music", "song", "track", "musica", "cancion"],
+  ["web", "webpage", "website", "url", "site", "pagina", "sitio"],
+  ["database", "db", "datastore", "basedatos"],
+  ["email", "mail", "correo"],
+  ["message", "msg", "chat", "mensaje"],
+  ["translate", "translation", "traducir", "traduccion"],
+  ["summarize", "summary", "resumir", "resumen"],
+  ["calendar", "schedule", "agenda", "calendario"],
+  ["location", "place", "address", "ubicacion", "lugar", "direccion"],
+  ["price", "cost", "pricing", "precio", "costo"],
+  ["stock", "ticker", "equity"],
+  ["chart", "graph", "plot", "diagram", "visualize", "visualization", "grafico"],
+  ["convert", "transform", "convertir"],
+  ["user", "account", "profile", "usuario", "cuenta"],
+  ["issue", "ticket", "bug"],
+  ["news", "headline", "noticia", "noticias"],
+  ["note", "memo", "nota"],
+  ["task", "todo", "tarea"],
+  ["command", "shell", "terminal", "cli", "comando"],
+  // File formats name the kind of document a tool works on.
+  ["spreadsheet", "excel", "sheet", "xlsx", "hoja"],
+  ["word", "docx"],
+  ["presentation", "slide", "powerpoint", "ppt", "pptx", "diapositiva"],
+  ["markdown", "md"],
+  ["html", "htm"],
+  ["screenshot", "capture", "captura"],
+  ["paper", "article", "publication", "articulo"],
+  ["weather", "forecast", "clima"],
+  ["map", "geocode", "mapa"],
+  ["analyze", "analysis", "analyse", "analizar", "analisis"],
+  ["code", "source", "codigo"],
+  ["test", "verify", "validate", "check", "probar", "verificar", "validar"],
+];
+
+const EXPANSIONS: ReadonlyMap<string, readonly string[]> = (() => {
+  const byStem = new Map<string, Set<string>>();
+  for (const cls of SYNONYM_CLASSES) {
+    const stems = [...new Set(cls.map((w) => stem(foldText(w))))];
+    for (const s of stems) {
+      let set = byStem.get(s);
+      if (!set) byStem.set(s, (set = new Set()));
+      for (const other of stems) if (other !== s) set.add(other);
+    }
+  }
+  const out = new Map<string, readonly string[]>();
+  for (const [s, set] of byStem) out.set(s, [...set].sort());
+  return out;
+})();
+
+/** Stems of the synonyms of a stem (never including itself), sorted. */
+export function synonymsOf(termStem: string): readonly string[] {
+  return EXPANSIONS.get(termStem) ?? [];
+}

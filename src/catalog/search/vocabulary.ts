@@ -1,0 +1,98 @@
+// The set of indexed stems, with the two side structures that make query-term expansion cheap:
+// prefix buckets (first four characters) and a symmetric-delete index for one-edit typos.
+// Reference-counted, because a stem can be indexed by many entries and both index levels.
+
+export const MIN_PREFIX_LENGTH = 4;
+export const MIN_FUZZY_LENGTH = 5;
+
+function deletions(term: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < term.length; i++) out.push(term.slice(0, i) + term.slice(i + 1));
+  return out;
+}
+
+/** True when a and b differ by at most one insertion, deletion, substitution or transposition. */
+export function withinOneEdit(a: string, b: string): boolean {
+  if (a === b) return true;
+  const la = a.length;
+  const lb = b.length;
+  if (Math.abs(la - lb) > 1) return false;
+  let i = 0;
+  while (i < la && i < lb && a[i] === b[i]) i++;
+  if (la === lb) {
+    if (a.slice(i + 1) === b.slice(i + 1)) return true;
+    return a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2);
+  }
+  return la > lb ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
+}
+
+export class Vocabulary {
+  private readonly refs = new Map<string, number>();
+  private readonly prefixBuckets = new Map<string, Set<string>>();
+  private readonly deletionIndex = new Map<string, Set<string>>();
+
+  has(term: string): boolean {
+    return this.refs.has(term);
+  }
+
+  add(term: string): void {
+    const n = this.refs.get(term) ?? 0;
+    this.refs.set(term, n + 1);
+    if (n > 0) return;
+    if (term.length >= MIN_PREFIX_LENGTH) addTo(this.prefixBuckets, term.slice(0, MIN_PREFIX_LENGTH), term);
+    if (term.length >= MIN_FUZZY_LENGTH - 1) for (const d of deletions(term)) addTo(this.deletionIndex, d, term);
+  }
+
+  release(term: string): void {
+    const n = this.refs.get(term) ?? 0;
+    if (n > 1) {
+      this.refs.set(term, n - 1);
+      return;
+    }
+    this.refs.delete(term);
+    if (term.length >= MIN_PREFIX_LENGTH) removeFrom(this.prefixBuckets, term.slice(0, MIN_PREFIX_LENGTH), term);
+    if (term.length >= MIN_FUZZY_LENGTH - 1) for (const d of deletions(term)) removeFrom(this.deletionIndex, d, term);
+  }
+
+  /** Indexed terms that extend `term`, and indexed terms (≥ 4 chars) that `term` extends. */
+  prefixRelated(term: string, limit: number): string[] {
+    const out: string[] = [];
+    if (term.length < MIN_PREFIX_LENGTH) return out;
+    for (const v of this.prefixBuckets.get(term.slice(0, MIN_PREFIX_LENGTH)) ?? []) {
+      if (v !== term && v.startsWith(term)) {
+        out.push(v);
+        if (out.length >= limit) break;
+      }
+    }
+    for (let len = MIN_PREFIX_LENGTH; len < term.length; len++) {
+      const p = term.slice(0, len);
+      if (this.refs.has(p)) out.push(p);
+    }
+    return out;
+  }
+
+  /** Indexed terms one edit away from `term` (for terms of ≥ 5 characters). */
+  oneEditAway(term: string): string[] {
+    if (term.length < MIN_FUZZY_LENGTH) return [];
+    const candidates = new Set<string>(this.deletionIndex.get(term) ?? []);
+    for (const d of deletions(term)) {
+      if (this.refs.has(d)) candidates.add(d);
+      for (const c of this.deletionIndex.get(d) ?? []) candidates.add(c);
+    }
+    candidates.delete(term);
+    return [...candidates].filter((c) => withinOneEdit(term, c)).sort();
+  }
+}
+
+function addTo<K, V>(map: Map<K, Set<V>>, key: K, value: V): void {
+  let set = map.get(key);
+  if (!set) map.set(key, (set = new Set()));
+  set.add(value);
+}
+
+function removeFrom<K, V>(map: Map<K, Set<V>>, key: K, value: V): void {
+  const set = map.get(key);
+  if (!set) return;
+  set.delete(value);
+  if (set.size === 0) map.delete(key);
+}

@@ -1,0 +1,120 @@
+// Helpers the operator commands share: global options, loading the config as one readable
+// error line, the sync context, list rendering and small argument parsers. No business logic.
+import type { Command } from "commander";
+import { ConfigError, dataDir, homeDir, loadConfig, type Config, type LoadedConfig } from "../../config/index.js";
+import { selfCommand, type SyncContext } from "../../harness/index.js";
+import { harnessHome } from "../../harness/scan.js";
+import { parseDuration } from "../../util/units.js";
+import { CliError } from "../context.js";
+import { createAgentToken } from "./tokens-bridge.js";
+
+export interface Globals {
+  config?: string;
+  json?: boolean;
+}
+
+export function globalsOf(cmd: Command): Globals {
+  return cmd.optsWithGlobals<Globals>();
+}
+
+/** A ConfigError as one line (several issues are joined), so every failure prints once. */
+export function oneLine(err: unknown): CliError {
+  const msg = err instanceof Error ? err.message : String(err);
+  const lines = msg.split("\n").filter((l) => l.trim() !== "");
+  return new CliError(lines.length > 1 ? `${lines[0]} (and ${lines.length - 1} more problem${lines.length > 2 ? "s" : ""}: ${lines.slice(1).join("; ")})` : (lines[0] ?? msg));
+}
+
+export async function load(cmd: Command, env: NodeJS.ProcessEnv = process.env): Promise<LoadedConfig> {
+  const g = globalsOf(cmd);
+  try {
+    return await loadConfig({ ...(g.config ? { configPath: g.config } : {}), env });
+  } catch (err) {
+    if (err instanceof ConfigError) throw oneLine(err);
+    throw err;
+  }
+}
+
+/** Runs a config edit, turning validation failures into one line (nothing is written then). */
+export async function guarded<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof ConfigError) throw oneLine(err);
+    throw err;
+  }
+}
+
+export function dataDirOf(env: NodeJS.ProcessEnv = process.env): string {
+  return dataDir(env);
+}
+
+/** Home used for `~` in agent paths and default harness files ($MCPHUB_HOME_DIR, else $HOME). */
+export function harnessHomeOf(env: NodeJS.ProcessEnv = process.env): string {
+  return harnessHome(env, homeDir(env));
+}
+
+export function syncContext(loaded: LoadedConfig, env: NodeJS.ProcessEnv = process.env): SyncContext {
+  const data = dataDirOf(env);
+  return {
+    configPath: loaded.path,
+    dataDir: data,
+    home: harnessHomeOf(env),
+    self: selfCommand(env),
+    createToken: (agent) => createAgentToken(data, agent),
+  };
+}
+
+export function requireServer(config: Config, name: string): void {
+  if (config.servers[name] !== undefined) return;
+  const known = Object.keys(config.servers).sort();
+  throw new CliError(`unknown server "${name}"${known.length ? `; configured servers: ${known.join(", ")}` : " (no servers are configured; add one with `mcphub add`)"}`);
+}
+
+/** commander collector for repeatable options. */
+export function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+/** "K=V" pairs from --env, checked before anything is written. */
+export function parseEnvPairs(pairs: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const p of pairs) {
+    const i = p.indexOf("=");
+    const key = i > 0 ? p.slice(0, i) : "";
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) throw new CliError(`--env "${p}" must be KEY=VALUE with a variable name such as API_URL`);
+    out[key] = p.slice(i + 1);
+  }
+  return out;
+}
+
+export function parseSince(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const ms = parseDuration(text);
+  if (ms === undefined || ms <= 0) throw new CliError(`--since "${text}" is not a duration; use e.g. 90m, 24h or 7d`);
+  return ms;
+}
+
+export function parsePositiveInt(flag: string, text: string): number {
+  if (!/^\d+$/.test(text.trim()) || Number(text) <= 0) throw new CliError(`${flag} "${text}" must be a positive whole number`);
+  return Number(text);
+}
+
+/** A plain text table: columns padded to their widest cell. */
+export function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
+      .join("  ")
+      .trimEnd();
+  return [line(header), ...rows.map(line)].join("\n");
+}
+
+/** "~/..." for paths under home, for display. */
+export function tildify(path: string, home: string): string {
+  return path === home ? "~" : path.startsWith(`${home}/`) ? `~/${path.slice(home.length + 1)}` : path;
+}
+
+export function example(lines: string[]): string {
+  return `\nExamples:\n${lines.map((l) => `  ${l}`).join("\n")}`;
+}

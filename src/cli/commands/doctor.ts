@@ -1,0 +1,153 @@
+// `doctor`: checks the config, each enabled server (command on PATH, or URL reachable over TCP),
+// the vault key source, each agent's harness file and, with --probe, a real MCP handshake per
+// server. Prints every check, then exits non-zero if any failed.
+import { constants } from "node:fs";
+import { access } from "node:fs/promises";
+import { connect } from "node:net";
+import { delimiter, join } from "node:path";
+import type { Command } from "commander";
+import { type Config, type ServerConfig } from "../../config/index.js";
+import { probeServer } from "../../downstream/probe.js";
+import { planSync } from "../../harness/index.js";
+import { openKeyring } from "../../vault/keys.js";
+import { VaultSecretResolver } from "../../vault/resolver.js";
+import { CliError, colors, printJson, type CliIO } from "../context.js";
+import { dataDirOf, example, globalsOf, load, requireServer, syncContext, tildify } from "./common.js";
+
+export interface Check {
+  name: string;
+  ok: boolean;
+  detail: string;
+  warning?: string;
+  handshake_ok?: boolean;
+  tool_count?: number;
+  latency_ms?: number;
+  error?: string;
+}
+
+const PROBE_TIMEOUT_MS = 45_000;
+const TCP_TIMEOUT_MS = 3_000;
+
+/** Absolute path of an executable command, searching PATH for bare names. */
+export async function findOnPath(command: string, env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
+  const runnable = async (p: string) => access(p, constants.X_OK).then(() => true, () => false);
+  if (command.includes("/")) return (await runnable(command)) ? command : undefined;
+  for (const dir of (env.PATH ?? "").split(delimiter)) {
+    if (dir !== "" && (await runnable(join(dir, command)))) return join(dir, command);
+  }
+  return undefined;
+}
+
+/** Resolves when a TCP connection to the URL's host and port opens; rejects with the reason. */
+function tcpReach(url: string): Promise<void> {
+  const u = new URL(url);
+  const port = Number(u.port || (u.protocol === "https:" ? 443 : 80));
+  const host = u.hostname.replace(/^\[|\]$/g, "");
+  return new Promise((resolve, reject) => {
+    const sock = connect({ host, port });
+    const done = (err?: Error) => {
+      sock.destroy();
+      if (err) reject(err);
+      else resolve();
+    };
+    sock.setTimeout(TCP_TIMEOUT_MS, () => done(new Error(`no answer from ${host}:${port} within ${TCP_TIMEOUT_MS / 1000}s`)));
+    sock.once("connect", () => done());
+    sock.once("error", (e: NodeJS.ErrnoException) => done(new Error(`${host}:${port}: ${e.code ?? e.message}`)));
+  });
+}
+
+async function serverCheck(name: string, s: ServerConfig): Promise<Check> {
+  if (s.url !== undefined) {
+    try {
+      await tcpReach(s.url);
+      return { name: `server:${name}`, ok: true, detail: `${s.url} reachable` };
+    } catch (err) {
+      return { name: `server:${name}`, ok: false, detail: `${s.url} unreachable: ${(err as Error).message}` };
+    }
+  }
+  const found = await findOnPath(s.command ?? "");
+  return found
+    ? { name: `server:${name}`, ok: true, detail: `command ${found}` }
+    : { name: `server:${name}`, ok: false, detail: `command "${s.command}" not found on PATH` };
+}
+
+export function registerDoctor(program: Command, io: CliIO): void {
+  program
+    .command("doctor")
+    .description("check config, servers, vault and agents (--probe: real MCP handshakes)")
+    .option("--probe", "perform a real MCP handshake with each enabled server")
+    .option("-s, --server <name>", "check (and probe) only this server")
+    .addHelpText("after", example(["mcphub doctor", "mcphub doctor --probe", "mcphub doctor --probe --server memory --json"]))
+    .action(async (opts: { probe?: boolean; server?: string }, cmd: Command) => {
+      const json = Boolean(globalsOf(cmd).json);
+      const loaded = await load(cmd);
+      const { config } = loaded;
+      if (opts.server !== undefined) requireServer(config, opts.server);
+      const ctx = syncContext(loaded);
+      const progress = !json && Boolean(process.stderr.isTTY);
+      const checks: Check[] = [{ name: "config", ok: true, detail: `${tildify(loaded.path, ctx.home)} is valid` }];
+      const servers = selectServers(config, opts.server);
+      for (const [name, s] of servers) checks.push(await serverCheck(name, s));
+
+      const data = dataDirOf();
+      try {
+        const ring = await openKeyring(data);
+        checks.push({ name: "vault", ok: true, detail: `key from ${ring.status.source}: ${ring.status.detail}`, ...(ring.status.warning ? { warning: ring.status.warning } : {}) });
+      } catch (err) {
+        checks.push({ name: "vault", ok: false, detail: (err as Error).message.split("\n")[0] ?? "vault unavailable" });
+      }
+
+      if (opts.server === undefined) {
+        for (const name of Object.keys(config.agents).sort()) {
+          const agent = config.agents[name];
+          if (!agent || agent.disabled) continue;
+          try {
+            const plan = await planSync(config, name, ctx);
+            const pending = plan.actions.filter((a) => a.action !== "unchanged").length;
+            checks.push({
+              name: `agent:${name}`,
+              ok: true,
+              detail: `${tildify(plan.path, ctx.home)}: ${plan.original === undefined ? "not created yet; " : ""}${pending ? `${pending} pending (run \`mcphub sync ${name} --write\`)` : "in sync"}`,
+            });
+          } catch (err) {
+            checks.push({ name: `agent:${name}`, ok: false, detail: (err as Error).message.split("\n")[0] ?? "unreadable" });
+          }
+        }
+      }
+
+      if (opts.probe) {
+        const secrets = new VaultSecretResolver({ dataDir: data, env: process.env });
+        for (const [name, s] of servers) {
+          if (progress) process.stderr.write(`probing ${name}...\n`);
+          const r = await probeServer(name, s, { timeoutMs: PROBE_TIMEOUT_MS, secrets, allServers: config.servers });
+          checks.push({
+            name: `probe:${name}`,
+            ok: r.handshake_ok,
+            detail: r.handshake_ok ? `${r.tool_count ?? 0} tools in ${r.latency_ms}ms` : (r.error ?? "handshake failed"),
+            handshake_ok: r.handshake_ok,
+            ...(r.tool_count !== undefined ? { tool_count: r.tool_count } : {}),
+            latency_ms: r.latency_ms,
+            ...(r.error !== undefined ? { error: r.error } : {}),
+          });
+        }
+      }
+
+      const failed = checks.filter((c) => !c.ok);
+      if (json) printJson(io, checks);
+      else {
+        const c = colors(io);
+        io.out(
+          checks
+            .map((ch) => `${ch.ok ? c.green("ok  ") : c.red("FAIL")}  ${ch.name.padEnd(22)} ${ch.detail}${ch.warning ? `\n      ${c.yellow(`warning: ${ch.warning}`)}` : ""}`)
+            .join("\n"),
+        );
+      }
+      if (failed.length) throw new CliError(`doctor found ${failed.length} problem${failed.length > 1 ? "s" : ""}: ${failed.map((f) => f.name).join(", ")}`);
+    });
+}
+
+function selectServers(config: Config, only: string | undefined): [string, ServerConfig][] {
+  return Object.entries(config.servers)
+    .filter(([n, s]) => (only !== undefined ? n === only : s.enabled))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}

@@ -1,0 +1,62 @@
+// Pin commands: `pin` lists or adds global pins (or takes the most-called tools with --top),
+// `unpin` removes them. The config validator checks every pin names a configured server.
+import type { Command } from "commander";
+import { editConfig, pinServer } from "../../config/index.js";
+import { topTools } from "../../telemetry/index.js";
+import { CliError, printJson, type CliIO } from "../context.js";
+import { dataDirOf, example, globalsOf, guarded, load, parsePositiveInt, parseSince, requireServer } from "./common.js";
+
+export function registerPins(program: Command, io: CliIO): void {
+  program
+    .command("pin")
+    .description("list pins, add pins (server, server__*, server__tool), or pin the N most-called tools")
+    .argument("[pins...]", "pins to add")
+    .option("--top <n>", "pin the N most-called tools (from recorded calls)")
+    .option("--since <duration>", "with --top: only count calls in this window (e.g. 7d)")
+    .addHelpText("after", example(["mcphub pin", "mcphub pin cortex__open_task bob__context", "mcphub pin --top 5 --since 7d"]))
+    .action(async (pins: string[], opts: { top?: string; since?: string }, cmd: Command) => {
+      const n = opts.top !== undefined ? parsePositiveInt("--top", opts.top) : undefined;
+      const sinceMs = parseSince(opts.since);
+      if (sinceMs !== undefined && n === undefined) throw new CliError("--since applies only with --top");
+      if (n !== undefined && pins.length) throw new CliError("give pins or --top, not both");
+      const loaded = await load(cmd);
+      const current = loaded.config.pin ?? [];
+      if (n === undefined && pins.length === 0) {
+        if (globalsOf(cmd).json) return printJson(io, { pin: current });
+        return io.out(current.length ? current.join("\n") : "No pins. Add one with `mcphub pin server__tool` or `mcphub pin --top 5`.");
+      }
+      let add = pins;
+      if (n !== undefined) {
+        const top = await topTools(dataDirOf(), { n: n * 4, ...(sinceMs !== undefined ? { sinceMs } : {}) });
+        add = top.filter((t) => loaded.config.servers[t.server] !== undefined).slice(0, n).map((t) => t.namespaced);
+        if (add.length === 0) return io.out("No recorded calls to configured servers yet; nothing pinned.");
+      } else {
+        for (const p of pins) requireServer(loaded.config, pinServer(p));
+      }
+      const next = [...new Set([...current, ...add])].sort();
+      const added = next.filter((p) => !current.includes(p));
+      if (added.length === 0) return io.out("Already pinned; nothing changed.");
+      await guarded(() => editConfig(loaded.path, (ed) => ed.set(["pin"], next)));
+      io.out(`Pinned ${added.join(", ")}. Run \`mcphub sync\` to apply.`);
+    });
+
+  program
+    .command("unpin")
+    .description("remove pins: a server name removes all its pins, server__tool removes that one")
+    .argument("<pins...>", "pins or server names")
+    .addHelpText("after", example(["mcphub unpin cortex__open_task", "mcphub unpin cortex"]))
+    .action(async (args: string[], _opts: object, cmd: Command) => {
+      const loaded = await load(cmd);
+      const current = loaded.config.pin ?? [];
+      const removed = new Set<string>();
+      const missed: string[] = [];
+      for (const a of args) {
+        const hits = current.filter((p) => (a.includes("__") ? p === a : pinServer(p) === a));
+        if (hits.length === 0) missed.push(a);
+        hits.forEach((h) => removed.add(h));
+      }
+      if (removed.size === 0) throw new CliError(`no pin matched ${missed.join(", ")}; current pins: ${current.join(", ") || "(none)"}`);
+      await guarded(() => editConfig(loaded.path, (ed) => ed.set(["pin"], current.filter((p) => !removed.has(p)))));
+      io.out(`Unpinned ${[...removed].join(", ")}.${missed.length ? ` No pin matched ${missed.join(", ")}.` : ""}`);
+    });
+}

@@ -1,0 +1,184 @@
+// Server commands: list, add, remove, enable, disable. Each edit goes through editConfig, which
+// validates the whole result before writing (so a bad value writes nothing) and keeps YAML
+// comments and a backup.
+import type { Command } from "commander";
+import { editConfig, pinServer, type ServerConfig } from "../../config/index.js";
+import { CliError, colors, printJson, type CliIO } from "../context.js";
+import { collect, example, globalsOf, guarded, load, parseEnvPairs, requireServer, table } from "./common.js";
+
+function target(s: ServerConfig): string {
+  if (s.url !== undefined) return `${s.url}${s.transport === "sse" ? " (sse)" : ""}`;
+  return [s.command ?? "", ...(s.args ?? [])].map((a) => (/\s/.test(a) ? JSON.stringify(a) : a)).join(" ");
+}
+
+export function listView(name: string, s: ServerConfig) {
+  return {
+    name,
+    enabled: s.enabled,
+    kind: s.url !== undefined ? "remote" : "stdio",
+    ...(s.command !== undefined ? { command: s.command, args: s.args ?? [] } : {}),
+    ...(s.url !== undefined ? { url: s.url, transport: s.transport ?? "http" } : {}),
+    // Values may be secrets: show only the names.
+    ...(s.env ? { env_keys: Object.keys(s.env).sort() } : {}),
+    ...(s.headers ? { header_keys: Object.keys(s.headers).sort() } : {}),
+    ...(s.vault ? { vault: s.vault } : {}),
+    tags: s.tags ?? [],
+    description: s.description ?? "",
+    use_when: s.use_when ?? [],
+  };
+}
+
+export function registerServers(program: Command, io: CliIO): void {
+  program
+    .command("list")
+    .alias("ls")
+    .description("list configured servers")
+    .addHelpText("after", example(["mcphub list", "mcphub list --json"]))
+    .action(async (_opts: object, cmd: Command) => {
+      const { config } = await load(cmd);
+      const names = Object.keys(config.servers).sort();
+      if (globalsOf(cmd).json) return printJson(io, names.map((n) => listView(n, config.servers[n] as ServerConfig)));
+      if (names.length === 0) return io.out("No servers configured. Add one with `mcphub add NAME COMMAND [ARGS...]`.");
+      const c = colors(io);
+      const rows = names.map((n) => {
+        const s = config.servers[n] as ServerConfig;
+        return [
+          n,
+          s.enabled ? c.green("on") : c.dim("off"),
+          s.url !== undefined ? "remote" : "stdio",
+          `${target(s)}${s.vault ? ` [vault:${s.vault}]` : ""}`,
+          (s.tags ?? []).join(","),
+          s.description ?? "",
+        ];
+      });
+      io.out(table(["SERVER", "STATE", "KIND", "TARGET", "TAGS", "DESCRIPTION"], rows));
+    });
+
+  program
+    .command("add")
+    .description("add a server (stdio: NAME COMMAND [ARGS...]; remote: NAME --url URL)")
+    .argument("<name>", "server name (letters, digits, '.', '_', '-')")
+    .argument("[command]", "the command that starts a stdio server")
+    .argument("[args...]", "its arguments; put them after -- when they start with a dash")
+    .option("--url <url>", "remote server URL (streamable HTTP by default)")
+    .option("--transport <kind>", "remote transport: http or sse")
+    .option("-e, --env <KEY=VALUE>", "environment variable for a stdio server (repeatable)", collect, [])
+    .option("-t, --tag <tag>", "tag (repeatable)", collect, [])
+    .option("-d, --description <text>", "what the server is for")
+    .option("-u, --use-when <hint>", "when a model should use it (repeatable, at most 8)", collect, [])
+    .option("--vault <project>", "inject the secrets of this vault project as env at spawn")
+    .option("--disabled", "add it switched off")
+    .option("-f, --force", "replace an existing server of that name")
+    .addHelpText(
+      "after",
+      example([
+        "mcphub add memory npx -- -y @modelcontextprotocol/server-memory",
+        "mcphub add cortex cortex serve -- --profile all     # everything after -- is passed verbatim",
+        "mcphub add github --url https://api.githubcopilot.com/mcp --tag code",
+        "mcphub add notes notes-mcp serve --env NOTES_DIR=/srv/notes --use-when \"reading my notes\"",
+      ]),
+    )
+    .action(async (name: string, command: string | undefined, args: string[], opts: AddOptions, cmd: Command) => {
+      const server = buildServer(command, args, opts);
+      const loaded = await load(cmd);
+      if (loaded.config.servers[name] !== undefined && !opts.force) {
+        throw new CliError(`server "${name}" already exists; pass --force to replace it`);
+      }
+      await guarded(() => editConfig(loaded.path, (ed) => ed.set(["servers", name], server)));
+      const kind = server.url !== undefined ? "remote" : "stdio";
+      io.out(`${loaded.config.servers[name] ? "Replaced" : "Added"} ${kind} server ${name}${opts.disabled ? " (disabled)" : ""}. Run \`mcphub sync\` to apply.`);
+    });
+
+  program
+    .command("remove")
+    .alias("rm")
+    .description("remove a server, and every pin, group member and agent list entry naming it")
+    .argument("<name...>", "server name(s)")
+    .addHelpText("after", example(["mcphub remove memory", "mcphub rm old-a old-b"]))
+    .action(async (names: string[], _opts: object, cmd: Command) => {
+      const loaded = await load(cmd);
+      for (const n of names) requireServer(loaded.config, n);
+      const gone = new Set(names);
+      const pruned: string[] = [];
+      await guarded(() =>
+        editConfig(loaded.path, (ed) => {
+          for (const n of names) ed.delete(["servers", n]);
+          const prune = (path: (string | number)[], keep: (v: string) => boolean, label: string) => {
+            const list = ed.get(path);
+            if (!Array.isArray(list)) return;
+            const kept = list.filter((v) => typeof v !== "string" || keep(v));
+            if (kept.length !== list.length) {
+              ed.set(path, kept);
+              pruned.push(label);
+            }
+          };
+          const notGone = (v: string) => !gone.has(pinServer(v));
+          prune(["pin"], notGone, "pin");
+          const raw = ed.raw() as { groups?: Record<string, unknown>; agents?: Record<string, unknown> } | null;
+          for (const g of Object.keys(raw?.groups ?? {})) prune(["groups", g], (v) => !gone.has(v), `groups.${g}`);
+          for (const a of Object.keys(raw?.agents ?? {})) {
+            prune(["agents", a, "servers"], (v) => !gone.has(v), `agents.${a}.servers`);
+            prune(["agents", a, "tools"], notGone, `agents.${a}.tools`);
+            prune(["agents", a, "pin"], notGone, `agents.${a}.pin`);
+          }
+        }),
+      );
+      io.out(`Removed ${names.join(", ")}${pruned.length ? ` (also pruned ${pruned.join(", ")})` : ""}. Run \`mcphub sync\` to apply.`);
+    });
+
+  for (const [verb, enabled] of [
+    ["enable", true],
+    ["disable", false],
+  ] as const) {
+    program
+      .command(verb)
+      .description(`${verb} server(s)`)
+      .argument("<name...>", "server name(s)")
+      .addHelpText("after", example([`mcphub ${verb} memory`, `mcphub ${verb} github memory`]))
+      .action(async (names: string[], _opts: object, cmd: Command) => {
+        const loaded = await load(cmd);
+        for (const n of names) requireServer(loaded.config, n);
+        await guarded(() => editConfig(loaded.path, (ed) => names.forEach((n) => ed.set(["servers", n, "enabled"], enabled))));
+        io.out(`${names.join(", ")} ${enabled ? "enabled" : "disabled"}. Run \`mcphub sync\` to apply.`);
+      });
+  }
+}
+
+interface AddOptions {
+  url?: string;
+  transport?: string;
+  env: string[];
+  tag: string[];
+  description?: string;
+  useWhen: string[];
+  vault?: string;
+  disabled?: boolean;
+  force?: boolean;
+}
+
+/** The server entry `add` writes; every flag combination is checked before the config is read. */
+function buildServer(command: string | undefined, args: string[], o: AddOptions): Record<string, unknown> {
+  const server: Record<string, unknown> = {};
+  if (o.url !== undefined) {
+    if (command !== undefined) throw new CliError("give either a command (stdio server) or --url (remote server), not both");
+    if (o.env.length) throw new CliError("--env applies only to stdio servers; a remote server takes headers in the config");
+    if (o.vault !== undefined) throw new CliError("--vault applies only to stdio servers");
+    server.url = o.url;
+    if (o.transport !== undefined) {
+      if (o.transport !== "http" && o.transport !== "sse") throw new CliError(`--transport "${o.transport}" must be http or sse`);
+      server.transport = o.transport;
+    }
+  } else {
+    if (command === undefined) throw new CliError("missing the server command; use `mcphub add NAME COMMAND [ARGS...]` or `mcphub add NAME --url URL`");
+    if (o.transport !== undefined) throw new CliError("--transport applies only with --url");
+    server.command = command;
+    if (args.length) server.args = args;
+    if (o.env.length) server.env = parseEnvPairs(o.env);
+    if (o.vault !== undefined) server.vault = o.vault;
+  }
+  if (o.description !== undefined) server.description = o.description;
+  if (o.tag.length) server.tags = o.tag;
+  if (o.useWhen.length) server.use_when = o.useWhen;
+  if (o.disabled) server.enabled = false;
+  return server;
+}

@@ -1,0 +1,91 @@
+// `status`: one screen of how things stand: each agent's sync state, enabled servers that were
+// never called, and a usage summary from telemetry.
+import type { Command } from "commander";
+import { enabledServers } from "../../config/index.js";
+import { planSync } from "../../harness/index.js";
+import { calledServers, queryStats } from "../../telemetry/index.js";
+import { colors, printJson, type CliIO } from "../context.js";
+import { dataDirOf, example, globalsOf, load, syncContext, table, tildify } from "./common.js";
+
+export interface AgentStatus {
+  agent: string;
+  type: string;
+  mode: string;
+  path?: string;
+  state: string;
+  pending: number;
+  error?: string;
+}
+
+export function registerStatus(program: Command, io: CliIO): void {
+  program
+    .command("status")
+    .description("agents' sync state, enabled servers never called, and usage")
+    .addHelpText("after", example(["mcphub status", "mcphub status --json"]))
+    .action(async (_opts: object, cmd: Command) => {
+      const loaded = await load(cmd);
+      const { config } = loaded;
+      const ctx = syncContext(loaded);
+      const agents: AgentStatus[] = [];
+      for (const name of Object.keys(config.agents).sort()) {
+        const agent = config.agents[name];
+        if (!agent) continue;
+        const base = { agent: name, type: agent.type ?? name, mode: agent.mode };
+        if (agent.disabled) {
+          agents.push({ ...base, state: "disabled", pending: 0 });
+          continue;
+        }
+        try {
+          const plan = await planSync(config, name, ctx);
+          const pending = plan.actions.filter((a) => a.action !== "unchanged").length;
+          agents.push({ ...base, type: plan.type, path: plan.path, state: pending ? `${pending} pending` : "in sync", pending });
+        } catch (err) {
+          agents.push({ ...base, state: "error", pending: 0, error: err instanceof Error ? err.message.split("\n")[0] : String(err) });
+        }
+      }
+      const data = dataDirOf();
+      const stats = await queryStats(data, {});
+      const called = await calledServers(data, {});
+      const enabled = enabledServers(config).map(([n]) => n);
+      const unused = enabled.filter((n) => !called.has(n));
+      const report = {
+        config: loaded.path,
+        expose: config.expose,
+        ...(config.listen ? { listen: config.listen } : {}),
+        servers: Object.keys(config.servers).length,
+        enabled: enabled.length,
+        agents,
+        calls: stats.totals.calls,
+        errors: stats.totals.errors,
+        est_tokens: stats.totals.est_tokens,
+        unused_enabled: unused,
+      };
+      if (globalsOf(cmd).json) return printJson(io, report);
+      const c = colors(io);
+      const out = [
+        `config   ${tildify(loaded.path, ctx.home)}  (expose: ${config.expose}${config.listen ? `, listen: ${config.listen}` : ""})`,
+        `servers  ${report.enabled} enabled of ${report.servers}`,
+        "",
+      ];
+      if (agents.length) {
+        out.push(
+          table(
+            ["AGENT", "TYPE", "MODE", "STATE", "FILE"],
+            agents.map((a) => [
+              a.agent,
+              a.type,
+              a.mode,
+              a.state === "in sync" ? c.green(a.state) : a.state === "disabled" ? c.dim(a.state) : c.yellow(a.state),
+              a.error ?? (a.path ? tildify(a.path, ctx.home) : ""),
+            ]),
+          ),
+        );
+        if (agents.some((a) => a.pending)) out.push(c.dim("Run `mcphub sync` to see the pending changes."));
+      } else {
+        out.push("No agents configured (see `mcphub agents`).");
+      }
+      out.push("", `usage    ${report.calls} calls, ${report.errors} errors, ~${report.est_tokens} tokens`);
+      out.push(`unused   ${unused.length ? unused.join(", ") : "(every enabled server has been called)"}`);
+      io.out(out.join("\n"));
+    });
+}

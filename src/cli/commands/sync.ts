@@ -1,0 +1,155 @@
+// `sync` writes the gateway entry (or, in direct mode, the servers) into each agent's harness
+// file; `offload` removes entries the gateway now serves. Both are dry runs unless --write. All
+// plans are made first, so a problem with any agent writes nothing at all.
+import type { Command } from "commander";
+import type { Config } from "../../config/index.js";
+import {
+  agentOf,
+  planOffload,
+  planSync,
+  publicPlan,
+  rollbackPlan,
+  writePlan,
+  type SyncAction,
+  type SyncContext,
+  type SyncPlan,
+} from "../../harness/index.js";
+import { CliError, colors, printJson, type CliIO } from "../context.js";
+import { dataDirOf, example, globalsOf, load, oneLine, syncContext, tildify } from "./common.js";
+
+const SIGN: Record<SyncAction["action"], string> = { add: "+", update: "~", remove: "-", unchanged: "=" };
+
+export function renderPlan(io: CliIO, plan: SyncPlan, home: string, note?: string): string {
+  const c = colors(io);
+  const paint: Record<SyncAction["action"], (s: string) => string> = { add: c.green, update: c.yellow, remove: c.red, unchanged: c.dim };
+  const lines = [`» ${c.bold(plan.agent)}  (${plan.type}, ${plan.mode}) → ${tildify(plan.path, home)}`];
+  for (const a of plan.actions) {
+    lines.push(`  ${paint[a.action](`${SIGN[a.action]} ${a.action.padEnd(9)}`)} ${a.name}`);
+    if (a.detail && a.action !== "unchanged") lines.push(`      ${c.dim(a.detail)}`);
+  }
+  for (const s of plan.skipped) lines.push(`  ${c.yellow("! skipped  ")} ${s.name}: ${s.reason}`);
+  if (note) lines.push(`  ${c.dim(note)}`);
+  else if (plan.actions.length === 0) lines.push(`  ${c.dim("(nothing to do)")}`);
+  lines.push(`  plan: ${plan.planId}`);
+  return lines.join("\n");
+}
+
+/** The agents a command works on: those named (validated) or every agent that is not disabled. */
+function selectAgents(config: Config, names: string[], filter: (name: string) => boolean = () => true): string[] {
+  if (names.length) {
+    try {
+      names.forEach((n) => agentOf(config, n));
+    } catch (err) {
+      throw oneLine(err);
+    }
+    return names;
+  }
+  return Object.keys(config.agents)
+    .sort()
+    .filter((n) => !config.agents[n]?.disabled && filter(n));
+}
+
+async function planAll(
+  names: string[],
+  make: (name: string) => Promise<SyncPlan & { note?: string }>,
+): Promise<(SyncPlan & { note?: string })[]> {
+  const plans: (SyncPlan & { note?: string })[] = [];
+  for (const n of names) {
+    try {
+      plans.push(await make(n));
+    } catch (err) {
+      throw new CliError(`agent ${n}: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`);
+    }
+  }
+  return plans;
+}
+
+async function runPlans(
+  io: CliIO,
+  cmd: Command,
+  config: Config,
+  ctx: SyncContext,
+  plans: (SyncPlan & { note?: string })[],
+  write: boolean,
+): Promise<void> {
+  const json = globalsOf(cmd).json;
+  const results: Record<string, unknown>[] = [];
+  const text: string[] = [];
+  for (const plan of plans) {
+    let written = false;
+    let backup: string | null | undefined;
+    if (write) {
+      const res = await writePlan(config, plan, ctx);
+      written = res.written;
+      backup = res.backup;
+    }
+    results.push({ ...publicPlan(plan), ...(plan.note ? { note: plan.note } : {}), written, ...(backup !== undefined ? { backup } : {}) });
+    text.push(renderPlan(io, plan, ctx.home, plan.note));
+    if (write) {
+      text.push(
+        written
+          ? `  wrote ${tildify(plan.path, ctx.home)}${backup ? ` (backup ${tildify(backup, ctx.home)})` : " (new file)"}; undo with: mcphub sync --rollback ${plan.planId}`
+          : "  already in sync; nothing written",
+      );
+    }
+  }
+  if (json) return printJson(io, results);
+  if (plans.length === 0) return io.out("No agents to sync. Add one under `agents:` in the config (see `mcphub agents`).");
+  io.out(text.join("\n"));
+  const pending = plans.some((p) => p.actions.some((a) => a.action !== "unchanged"));
+  if (!write) io.out(pending ? "Dry run. Re-run with --write to apply (a .bak is saved first)." : "Everything is in sync.");
+}
+
+export function registerSync(program: Command, io: CliIO): void {
+  program
+    .command("sync")
+    .description("write the mcphub entry into each agent's harness file (dry run unless --write)")
+    .argument("[agents...]", "agents to sync (default: every agent that is not disabled)")
+    .option("-w, --write", "apply the plan (a timestamped backup is written first)")
+    .option("--rollback <plan>", "restore the harness file a written plan changed, byte for byte")
+    .addHelpText(
+      "after",
+      example(["mcphub sync", "mcphub sync claude --write", "mcphub sync --rollback plan_1767059101000a1b2c3_claude", "mcphub sync --json"]),
+    )
+    .action(async (names: string[], opts: { write?: boolean; rollback?: string }, cmd: Command) => {
+      if (opts.rollback !== undefined) {
+        if (names.length || opts.write) throw new CliError("--rollback takes only the plan id (no agents, no --write)");
+        let res;
+        try {
+          res = await rollbackPlan(opts.rollback, { dataDir: dataDirOf() });
+        } catch (err) {
+          throw oneLine(err);
+        }
+        if (globalsOf(cmd).json) return printJson(io, res);
+        return io.out(
+          res.restored === "backup"
+            ? `Restored ${res.path} from ${res.backup} (plan ${res.planId}, agent ${res.agent}).`
+            : `Removed ${res.path}, which plan ${res.planId} had created (agent ${res.agent}).`,
+        );
+      }
+      const loaded = await load(cmd);
+      const ctx = syncContext(loaded);
+      const agents = selectAgents(loaded.config, names);
+      const disabled = agents.filter((n) => loaded.config.agents[n]?.disabled);
+      const plans = await planAll(
+        agents.filter((n) => !disabled.includes(n)),
+        (n) => planSync(loaded.config, n, ctx),
+      );
+      await runPlans(io, cmd, loaded.config, ctx, plans, Boolean(opts.write));
+      if (disabled.length && !globalsOf(cmd).json) io.out(`Skipped disabled agent(s): ${disabled.join(", ")}.`);
+    });
+
+  program
+    .command("offload")
+    .description("remove harness entries that the mcphub gateway already serves (dry run unless --write)")
+    .argument("[agents...]", "gateway agents to offload (default: all)")
+    .option("-w, --write", "apply (a timestamped backup is written first)")
+    .addHelpText("after", example(["mcphub offload", "mcphub offload claude --write"]))
+    .action(async (names: string[], opts: { write?: boolean }, cmd: Command) => {
+      const loaded = await load(cmd);
+      const ctx = syncContext(loaded);
+      const agents = selectAgents(loaded.config, names, (n) => loaded.config.agents[n]?.mode === "gateway");
+      const plans = await planAll(agents, (n) => planOffload(loaded.config, n, ctx));
+      await runPlans(io, cmd, loaded.config, ctx, plans, Boolean(opts.write));
+    });
+}

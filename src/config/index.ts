@@ -1,0 +1,28 @@
+// The config module's public API: find, load, validate and edit mcphub's config file.
+export * from "./schema.js";
+export { ConfigError, formatPath, type ConfigIssue } from "./errors.js";
+export {
+  CONFIG_FILE_NAMES,
+  dataDir,
+  defaultConfigDir,
+  displayPath,
+  expandHome,
+  formatFromPath,
+  homeDir,
+  resolveConfigPath,
+  type ConfigFormat,
+  type ConfigSource,
+  type PathOptions,
+  type ResolvedConfigPath,
+} from "./paths.js";
+export { loadConfig, parseConfigText, parseRawText, validateConfig, type LoadOptions, type LoadedConfig } from "./load.js";
+export {
+  editConfig,
+  writeNewConfig,
+  NEW_FILE_MODE,
+  type ConfigEditor,
+  type ConfigKeyPath,
+  type EditOptions,
+  type NewConfigContent,
+} from "./edit.js";
+export { enabledServers, resolveAgent, serverKind, type ServerKind } from "./queries.js";

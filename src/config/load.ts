@@ -1,0 +1,131 @@
+// Reading a config: text → plain data (YAML, TOML or JSON, with line:column on syntax errors)
+// → a validated Config (zod, with readable messages). Nothing here interprets the values
+// (`~` in a server's cwd is expanded where the server is started, not here).
+import { readFile } from "node:fs/promises";
+import YAML from "yaml";
+import { parse as parseToml, TomlError } from "smol-toml";
+import { configSchema, type Config } from "./schema.js";
+import { ConfigError, issuesFromZod } from "./errors.js";
+import { displayPath, homeDir, resolveConfigPath, type ConfigFormat } from "./paths.js";
+
+export interface LoadedConfig {
+  path: string;
+  format: ConfigFormat;
+  config: Config;
+  /** The file's data before validation and defaults, as written. */
+  raw: unknown;
+}
+
+export interface LoadOptions {
+  /** `--config PATH`. */
+  configPath?: string;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  home?: string;
+}
+
+/** Finds, reads, parses and validates the config. Throws ConfigError for every problem. */
+export async function loadConfig(opts: LoadOptions = {}): Promise<LoadedConfig> {
+  const env = opts.env ?? process.env;
+  const cwd = opts.cwd ?? process.cwd();
+  const home = homeDir(env, opts.home);
+  const found = resolveConfigPath({ explicit: opts.configPath, env, cwd, home });
+  const text = await readConfigFile(found.path);
+  if (text === undefined) throw missingConfig(found.path);
+  const label = displayPath(found.path, cwd, home);
+  const raw = parseRawText(text, found.format, label);
+  return { path: found.path, format: found.format, config: validateConfig(raw, label), raw };
+}
+
+/** Parses and validates config text. `file` only labels the messages. */
+export function parseConfigText(text: string, format: ConfigFormat, file?: string): Config {
+  return validateConfig(parseRawText(text, format, file), file);
+}
+
+/** Checks plain data against the schema and applies defaults. */
+export function validateConfig(raw: unknown, file?: string): Config {
+  const input = raw ?? {};
+  const result = configSchema.safeParse(input);
+  if (!result.success) throw new ConfigError(issuesFromZod(result.error, configSchema, input), file);
+  return result.data;
+}
+
+export function missingConfig(path: string): ConfigError {
+  return ConfigError.message(`no config at ${path} — run \`mcphub init\` to create one`);
+}
+
+/** The file's text, or undefined when it does not exist. */
+export async function readConfigFile(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw ConfigError.message(`cannot read config ${path}: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * Text → plain data, with syntax errors reported at line:column. An empty (or comment-only)
+ * YAML file is an empty config; the result is null in that case.
+ */
+export function parseRawText(text: string, format: ConfigFormat, file?: string): unknown {
+  switch (format) {
+    case "yaml":
+      return toPlainYaml(parseYamlDocument(text, file));
+    case "toml":
+      try {
+        return parseToml(text);
+      } catch (err) {
+        if (err instanceof TomlError) {
+          const first = firstLine(err.message).replace(/^Invalid TOML document:\s*/, "");
+          throw new ConfigError([{ path: "", message: `TOML syntax error: ${first}`, line: err.line, column: err.column }], file);
+        }
+        throw err;
+      }
+    case "json":
+      return parseJson(text, file);
+  }
+}
+
+/** A YAML document with comments, or ConfigError for the first syntax error. */
+export function parseYamlDocument(text: string, file?: string): YAML.Document.Parsed {
+  const doc = YAML.parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+  const error = doc.errors[0];
+  if (error) {
+    const pos = error.linePos?.[0];
+    const message = firstLine(error.message).replace(/ at line \d+, column \d+:?$/, "");
+    throw new ConfigError([{ path: "", message: `YAML syntax error: ${message}`, line: pos?.line, column: pos?.col }], file);
+  }
+  return doc;
+}
+
+/** The document as plain data: `maxAliasCount` guards against alias bombs in a hostile file. */
+export function toPlainYaml(doc: YAML.Document): unknown {
+  return doc.toJS({ maxAliasCount: 100 });
+}
+
+function parseJson(text: string, file?: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    const message = (err as Error).message;
+    const m = / in JSON at position (\d+)/.exec(message);
+    const offset = m ? Number(m[1]) : text.length;
+    const { line, column } = lineColumn(text, offset);
+    const clean = firstLine(message)
+      .replace(/ in JSON at position \d+.*$/, "")
+      .replace(/^Unexpected end of JSON input$/, "unexpected end of file");
+    throw new ConfigError([{ path: "", message: `JSON syntax error: ${clean}`, line, column }], file);
+  }
+}
+
+function lineColumn(text: string, offset: number): { line: number; column: number } {
+  const before = text.slice(0, offset);
+  const line = before.split("\n").length;
+  const column = offset - (before.lastIndexOf("\n") + 1) + 1;
+  return { line, column };
+}
+
+function firstLine(s: string): string {
+  return (s.split("\n")[0] ?? s).trim();
+}

@@ -1,0 +1,452 @@
+// One downstream server: its state machine (connecting → ready → failed/locked, or disabled),
+// background reconnect with backoff, coalesced re-lists on list_changed, and calls with timeout,
+// progress, cancellation and outcome-unknown handling. The supervisor owns one per server.
+import { CallToolResultSchema, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Prompt, Resource, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { ServerConfig } from "../config/schema.js";
+import { backoffDelay, type BackoffPolicy } from "./backoff.js";
+import { sanitizeLine, sanitizeText, sensitiveEnvValues } from "./sanitize.js";
+import { ConnectError, errorText, listAllOf, openSession, type ListKind, type Session } from "./session.js";
+import {
+  LockedError,
+  NotConnectedError,
+  OutcomeUnknownError,
+  type CallOptions,
+  type DownstreamSnapshot,
+  type SecretResolver,
+  type ServerState,
+} from "./types.js";
+
+export interface DownstreamDeps {
+  allServers: Record<string, ServerConfig>;
+  clientInfo: { name: string; version: string };
+  secrets?: SecretResolver;
+  connectTimeoutMs: number;
+  backoff: BackoffPolicy;
+  log: (level: "info" | "warn" | "error", msg: string) => void;
+  /** Something visible changed (state, lists, error). */
+  changed: (server: string) => void;
+}
+
+/** Without an explicit timeoutMs a call may run as long as it keeps reporting progress. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
+/** Waiting for a server that is still connecting is bounded by connect timeout + this. */
+export const PUBLISH_GRACE_MS = 5_000;
+
+interface SessionToken {
+  session?: Session;
+  dirty: Set<ListKind>;
+}
+
+interface Waiter {
+  resolve: () => void;
+  reject: (err: Error) => void;
+}
+
+export class Downstream {
+  private state: ServerState;
+  private error?: string;
+  private generation = 0;
+  private session?: Session;
+  private token?: SessionToken;
+  private tools: Tool[] = [];
+  private resources: Resource[] = [];
+  private prompts: Prompt[] = [];
+  private instructions?: string;
+  private serverVersion?: { name: string; version: string };
+  private stderrTail?: string;
+
+  private started = false;
+  private closed = false;
+  private failures = 0;
+  private readyAt = 0;
+  private retryTimer?: NodeJS.Timeout;
+  private connecting?: Promise<void>;
+  private readonly shutdown = new AbortController();
+  private readonly closing = new Set<Promise<void>>();
+  private waiters = new Set<Waiter>();
+  private readonly relist: Record<ListKind, { running: boolean; pending: boolean }> = {
+    tools: { running: false, pending: false },
+    resources: { running: false, pending: false },
+    prompts: { running: false, pending: false },
+  };
+
+  constructor(
+    readonly name: string,
+    readonly cfg: ServerConfig,
+    private readonly deps: DownstreamDeps,
+  ) {
+    this.state = cfg.enabled ? "connecting" : "disabled";
+  }
+
+  get isStarted(): boolean {
+    return this.started;
+  }
+
+  start(): void {
+    if (this.started || this.closed || !this.cfg.enabled) return;
+    this.started = true;
+    this.connect();
+  }
+
+  /** Skip any backoff wait and try now (e.g. after the vault was unlocked). */
+  retryNow(): void {
+    if (!this.started || this.closed || this.session || this.connecting) return;
+    this.connect();
+  }
+
+  snapshot(): DownstreamSnapshot {
+    const snap: DownstreamSnapshot = {
+      name: this.name,
+      state: this.state,
+      connected: this.state === "ready" && this.session !== undefined,
+      tools: this.tools,
+      resources: this.resources,
+      prompts: this.prompts,
+      generation: this.generation,
+    };
+    if (this.instructions !== undefined) snap.instructions = this.instructions;
+    if (this.serverVersion !== undefined) snap.serverVersion = this.serverVersion;
+    if (this.error !== undefined) snap.error = this.error;
+    const tail = this.session?.stdio ? this.currentStderr(this.session) : this.stderrTail;
+    if (tail) snap.stderrTail = tail;
+    return snap;
+  }
+
+  /** Resolves when ready; rejects at once when the server cannot become ready by waiting. */
+  async waitReady(timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    const immediate = this.readiness();
+    if (immediate === "ready") return;
+    if (immediate instanceof Error) throw immediate;
+    if (signal?.aborted) throw this.cancelledWait();
+    await new Promise<void>((resolve, reject) => {
+      const cleanup = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        this.waiters.delete(waiter);
+      };
+      const waiter: Waiter = {
+        resolve: () => {
+          cleanup();
+          resolve();
+        },
+        reject: (err) => {
+          cleanup();
+          reject(err);
+        },
+      };
+      const timer = setTimeout(() => {
+        waiter.reject(
+          new NotConnectedError(
+            this.name,
+            "not_published",
+            `server "${this.name}" did not become ready within ${timeoutMs}ms: it is still connecting, or it is not started for this agent's scope`,
+          ),
+        );
+      }, timeoutMs);
+      timer.unref();
+      const onAbort = () => waiter.reject(this.cancelledWait());
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.waiters.add(waiter);
+    });
+  }
+
+  callTool(tool: string, args: Record<string, unknown>, opts: CallOptions = {}) {
+    // A raw tools/call, not client.callTool(): the result goes back verbatim, without the SDK's
+    // client-side output-schema checks (the gateway is a proxy, not the consumer).
+    return this.request(tool, opts, (client, req) =>
+      client.request({ method: "tools/call", params: { name: tool, arguments: args } }, CallToolResultSchema, req),
+    );
+  }
+
+  readResource(uri: string, opts: CallOptions = {}) {
+    return this.request(uri, opts, (client, req) => client.readResource({ uri }, req));
+  }
+
+  getPrompt(name: string, args: Record<string, string> | undefined, opts: CallOptions = {}) {
+    return this.request(name, opts, (client, req) => client.getPrompt(args ? { name, arguments: args } : { name }, req));
+  }
+
+  async close(): Promise<void> {
+    if (!this.closed) {
+      this.closed = true;
+      clearTimeout(this.retryTimer);
+      this.shutdown.abort();
+      const err = new NotConnectedError(this.name, "closed", `server "${this.name}" is shutting down`);
+      for (const w of [...this.waiters]) w.reject(err);
+      const s = this.session;
+      this.session = undefined;
+      this.token = undefined;
+      if (s) this.track(s.close());
+    }
+    await this.connecting?.catch(() => undefined);
+    while (this.closing.size > 0) await Promise.all([...this.closing]);
+  }
+
+  // ---- connecting -------------------------------------------------------------------------
+
+  private connect(): void {
+    if (this.closed || this.connecting) return;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    this.setState("connecting");
+    const token: SessionToken = { dirty: new Set() };
+    this.connecting = (async () => {
+      try {
+        const session = await openSession({
+          name: this.name,
+          cfg: this.cfg,
+          allServers: this.deps.allServers,
+          clientInfo: this.deps.clientInfo,
+          secrets: this.deps.secrets,
+          timeoutMs: this.deps.connectTimeoutMs,
+          signal: this.shutdown.signal,
+          onListChanged: (kind) => this.onListChanged(token, kind),
+          onClose: () => this.onTransportClosed(token),
+        });
+        token.session = session;
+        if (this.closed) {
+          this.track(session.close());
+          return;
+        }
+        this.install(session, token);
+      } catch (err) {
+        if (this.closed) return;
+        this.onConnectFailed(err);
+      }
+    })().finally(() => {
+      this.connecting = undefined;
+    });
+  }
+
+  private install(session: Session, token: SessionToken): void {
+    this.session = session;
+    this.token = token;
+    this.tools = session.tools;
+    this.resources = session.resources;
+    this.prompts = session.prompts;
+    this.instructions = session.instructions;
+    this.serverVersion = session.serverVersion;
+    this.error = undefined;
+    this.readyAt = Date.now();
+    this.generation++;
+    this.deps.log("info", `${this.name}: ready (${session.tools.length} tools)`);
+    this.setState("ready");
+    for (const w of [...this.waiters]) w.resolve();
+    if (session.closed) {
+      this.lose(token, "the connection closed right after the handshake");
+      return;
+    }
+    // A list_changed that raced the initial listing: list again.
+    for (const kind of token.dirty) this.onListChanged(token, kind);
+  }
+
+  private onConnectFailed(err: unknown): void {
+    const locked = err instanceof LockedError;
+    this.error = locked ? `locked: ${err.message}` : err instanceof ConnectError ? err.message : `connect failed: ${this.clean(errorText(err))}`;
+    // Locked needs a person (or the vault) to act: retry rarely, never hot-loop.
+    const delay = locked ? this.deps.backoff.maxMs : backoffDelay(this.failures++, this.deps.backoff);
+    this.deps.log(locked ? "warn" : "error", `${this.name}: ${this.error}; retrying in ${delay}ms`);
+    this.setState(locked ? "locked" : "failed");
+    const err2 = new NotConnectedError(this.name, "not_connected", this.notConnectedMessage());
+    for (const w of [...this.waiters]) w.reject(err2);
+    this.scheduleRetry(delay);
+  }
+
+  private scheduleRetry(delayMs: number): void {
+    if (this.closed) return;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(() => this.connect(), delayMs);
+    this.retryTimer.unref();
+  }
+
+  private onTransportClosed(token: SessionToken): void {
+    if (token.session && this.token === token) this.lose(token, "the connection closed");
+  }
+
+  /** Drops the current session (by identity) and reconnects in the background. */
+  private lose(token: SessionToken, reason: string): void {
+    if (this.token !== token || !token.session) return;
+    const s = token.session;
+    this.session = undefined;
+    this.token = undefined;
+    const error = reason;
+    this.error = error;
+    this.track(
+      s.close().then(() => {
+        // Once the process is reaped, say how it ended (and keep its last stderr), unless a
+        // newer attempt has already replaced this error.
+        this.stderrTail = this.currentStderr(s);
+        const exit = s.stdio?.exit;
+        if (exit && this.error === error && !this.closed) {
+          this.error = `${reason}${exit.signal ? ` (process killed by ${exit.signal})` : ` (process exited with code ${exit.code})`}`;
+          this.deps.changed(this.name);
+        }
+      }),
+    );
+    if (this.closed) return;
+    // A session that lived a while earns an immediate reconnect; one that keeps dying backs off.
+    const stable = Date.now() - this.readyAt >= this.deps.backoff.maxMs;
+    if (stable) this.failures = 0;
+    const delay = stable ? 0 : backoffDelay(this.failures++, this.deps.backoff);
+    this.deps.log("warn", `${this.name}: ${this.error}; reconnecting in ${delay}ms`);
+    this.setState("connecting");
+    this.scheduleRetry(delay);
+  }
+
+  private track(p: Promise<void>): void {
+    const q = p.catch(() => undefined).finally(() => this.closing.delete(q));
+    this.closing.add(q);
+  }
+
+  // ---- re-listing ---------------------------------------------------------------------------
+
+  private onListChanged(token: SessionToken, kind: ListKind): void {
+    if (this.closed) return;
+    if (this.token !== token) {
+      if (!token.session) token.dirty.add(kind); // still connecting: list again once installed
+      return;
+    }
+    const r = this.relist[kind];
+    if (r.running) {
+      r.pending = true; // one in flight, one pending: a storm costs at most two lists
+      return;
+    }
+    r.running = true;
+    void (async () => {
+      try {
+        do {
+          r.pending = false;
+          await this.relistOnce(kind);
+        } while (r.pending && !this.closed);
+      } finally {
+        r.running = false;
+      }
+    })();
+  }
+
+  private async relistOnce(kind: ListKind): Promise<void> {
+    const s = this.session;
+    if (!s) return;
+    const opts: RequestOptions = { timeout: this.deps.connectTimeoutMs, signal: this.shutdown.signal };
+    try {
+      const items = await listAllOf(kind, s.client, opts);
+      if (this.session !== s) return; // a newer session lists for itself
+      if (kind === "tools") this.tools = s.tools = items as Tool[];
+      else if (kind === "resources") this.resources = s.resources = items as Resource[];
+      else this.prompts = s.prompts = items as Prompt[];
+      this.generation++;
+      this.deps.changed(this.name);
+    } catch (err) {
+      if (this.session === s) this.deps.log("warn", `${this.name}: re-listing ${kind} failed: ${this.clean(errorText(err))}`);
+    }
+  }
+
+  // ---- calls --------------------------------------------------------------------------------
+
+  private async request<T>(label: string, opts: CallOptions, send: (client: Client, req: RequestOptions) => Promise<T>): Promise<T> {
+    const s = await this.readySession(opts);
+    const req: RequestOptions = { signal: opts.signal };
+    if (opts.timeoutMs !== undefined) {
+      // An explicit timeout is a hard cap, progress or not.
+      req.timeout = opts.timeoutMs;
+      req.maxTotalTimeout = opts.timeoutMs;
+    } else {
+      req.timeout = DEFAULT_IDLE_TIMEOUT_MS;
+      req.resetTimeoutOnProgress = true;
+    }
+    const onProgress = opts.onProgress;
+    if (onProgress) {
+      req.onprogress = (p) => {
+        const out: { progress: number; total?: number; message?: string } = { progress: p.progress };
+        if (p.total !== undefined) out.total = p.total;
+        if (p.message !== undefined) out.message = p.message;
+        onProgress(out);
+      };
+    }
+    try {
+      return await send(s.client, req);
+    } catch (err) {
+      throw this.classify(err, s, label, opts.signal);
+    }
+  }
+
+  private classify(err: unknown, s: Session, label: string, signal: AbortSignal | undefined): Error {
+    const detail = this.clean(errorText(err), s);
+    if (signal?.aborted) {
+      // notifications/cancelled went downstream; the session itself is fine.
+      return new OutcomeUnknownError(this.name, label, "cancelled", detail);
+    }
+    if (err instanceof McpError && !s.closed) {
+      if (err.code === ErrorCode.RequestTimeout) {
+        this.lose(this.tokenOf(s), "a call timed out; reconnecting to start clean");
+        return new OutcomeUnknownError(this.name, label, "timeout", detail);
+      }
+      // The downstream answered with a JSON-RPC error: a definite outcome, pass it on.
+      return err;
+    }
+    if (isZodError(err)) {
+      return new Error(`server "${this.name}" answered ${label} with a malformed result: ${detail}`);
+    }
+    this.lose(this.tokenOf(s), "the connection failed during a call");
+    return new OutcomeUnknownError(this.name, label, "transport", detail);
+  }
+
+  private tokenOf(s: Session): SessionToken {
+    return this.token?.session === s ? this.token : { session: undefined, dirty: new Set() };
+  }
+
+  private async readySession(opts: CallOptions): Promise<Session> {
+    if (!this.session || this.state !== "ready") {
+      const wait = this.deps.connectTimeoutMs + PUBLISH_GRACE_MS;
+      await this.waitReady(opts.timeoutMs !== undefined ? Math.min(wait, opts.timeoutMs) : wait, opts.signal);
+    }
+    const s = this.session;
+    if (!s) throw new NotConnectedError(this.name, "not_connected", this.notConnectedMessage());
+    return s;
+  }
+
+  private readiness(): "ready" | "wait" | Error {
+    if (this.closed) return new NotConnectedError(this.name, "closed", `server "${this.name}" is shutting down`);
+    if (this.state === "disabled") return new NotConnectedError(this.name, "disabled", `server "${this.name}" is disabled in the config`);
+    if (this.state === "ready" && this.session) return "ready";
+    if (!this.started || this.state === "connecting") return "wait";
+    return new NotConnectedError(this.name, "not_connected", this.notConnectedMessage());
+  }
+
+  private notConnectedMessage(): string {
+    const why = this.state === "locked" ? " (its secrets are locked)" : "";
+    return `server "${this.name}" is not connected${why}${this.error ? `: ${this.error}` : ""}`;
+  }
+
+  private cancelledWait(): NotConnectedError {
+    return new NotConnectedError(this.name, "cancelled", `waiting for server "${this.name}" was cancelled`);
+  }
+
+  // ---- helpers ------------------------------------------------------------------------------
+
+  private setState(state: ServerState): void {
+    this.state = state;
+    this.deps.changed(this.name);
+  }
+
+  private redactions(s?: Session): string[] {
+    return [...(this.deps.secrets?.knownSecretValues() ?? []), ...sensitiveEnvValues(process.env), ...(s?.secretValues ?? []), ...sensitiveEnvValues(this.cfg.env ?? {})];
+  }
+
+  private clean(text: string, s?: Session): string {
+    return sanitizeLine(text, this.redactions(s));
+  }
+
+  private currentStderr(s: Session): string | undefined {
+    const tail = s.stdio?.stderrTail;
+    if (!tail || tail.byteLength === 0) return undefined;
+    return sanitizeText(tail.text(), this.redactions(s));
+  }
+}
+
+function isZodError(err: unknown): boolean {
+  return err instanceof Error && (err.name === "ZodError" || Array.isArray((err as { issues?: unknown }).issues));
+}

@@ -1,0 +1,46 @@
+// `mcphub doctor --probe`: one real handshake and tools/list against one server, then close
+// (killing a stdio server's whole tree). Never throws; failures come back as a sanitised reason.
+import type { ServerConfig } from "../config/schema.js";
+import { ConnectError, errorText, openSession } from "./session.js";
+import { sanitizeLine } from "./sanitize.js";
+import { LockedError, type SecretResolver } from "./types.js";
+
+export interface ProbeResult {
+  handshake_ok: boolean;
+  tool_count?: number;
+  latency_ms: number;
+  error?: string;
+  serverVersion?: { name: string; version: string };
+}
+
+export async function probeServer(
+  name: string,
+  cfg: ServerConfig,
+  opts: { timeoutMs: number; secrets?: SecretResolver; clientInfo?: { name: string; version: string }; allServers?: Record<string, ServerConfig> },
+): Promise<ProbeResult> {
+  const started = performance.now();
+  const latency = () => Math.round(performance.now() - started);
+  try {
+    const session = await openSession({
+      name,
+      cfg,
+      allServers: opts.allServers ?? { [name]: cfg },
+      clientInfo: opts.clientInfo ?? { name: "mcphub-probe", version: "0" },
+      secrets: opts.secrets,
+      timeoutMs: opts.timeoutMs,
+    });
+    const result: ProbeResult = { handshake_ok: true, tool_count: session.tools.length, latency_ms: latency() };
+    const v = session.serverVersion;
+    if (v) result.serverVersion = v;
+    await session.close();
+    return result;
+  } catch (err) {
+    const error =
+      err instanceof LockedError
+        ? `locked: ${err.message}`
+        : err instanceof ConnectError
+          ? err.message
+          : sanitizeLine(errorText(err), opts.secrets?.knownSecretValues() ?? []);
+    return { handshake_ok: false, latency_ms: latency(), error };
+  }
+}

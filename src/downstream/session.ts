@@ -1,0 +1,274 @@
+// Opening one session with one downstream: resolve its secrets, build the transport, handshake,
+// list tools (and resources/prompts when offered), all bounded by one connect timeout. Used by the
+// supervisor for every (re)connect and by `doctor --probe`.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import {
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ToolListChangedNotificationSchema,
+  type Prompt,
+  type Resource,
+  type ServerCapabilities,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { ServerConfig } from "../config/schema.js";
+import { buildChildEnv, resolveChildCwd } from "./child-env.js";
+import { SENSITIVE_NAME_RE, sanitizeLine, sanitizeText, sensitiveEnvValues, summarizeStartupStderr } from "./sanitize.js";
+import { ProcessGroupStdioTransport } from "./stdio-transport.js";
+import { LockedError, type SecretResolver } from "./types.js";
+
+export type ListKind = "tools" | "resources" | "prompts";
+
+export interface OpenSessionOptions {
+  name: string;
+  cfg: ServerConfig;
+  /** All configured servers, for env isolation. */
+  allServers: Record<string, ServerConfig>;
+  clientInfo: { name: string; version: string };
+  secrets?: SecretResolver;
+  timeoutMs: number;
+  /** Called when the downstream says one of its lists changed. */
+  onListChanged?: (kind: ListKind) => void;
+  /** Called once when the session's transport closes, for whatever reason. */
+  onClose?: () => void;
+  parentEnv?: NodeJS.ProcessEnv;
+  /** Aborts the attempt (supervisor shutdown); the child, if any, is killed. */
+  signal?: AbortSignal;
+}
+
+const MAX_LIST_PAGES = 200;
+const SESSION_CLOSE_TIMEOUT_MS = 5000;
+const VAULT_REF_PREFIX = "vault://";
+
+/** A live, handshaken session and what it listed at connect time. */
+export class Session {
+  closed = false;
+  constructor(
+    readonly client: Client,
+    readonly transport: Transport,
+    readonly stdio: ProcessGroupStdioTransport | undefined,
+    /** Secret values this session was given (env secrets, header values), for redaction. */
+    readonly secretValues: string[],
+    public tools: Tool[],
+    public resources: Resource[],
+    public prompts: Prompt[],
+  ) {}
+
+  get capabilities(): ServerCapabilities {
+    return this.client.getServerCapabilities() ?? {};
+  }
+
+  get instructions(): string | undefined {
+    return this.client.getInstructions();
+  }
+
+  get serverVersion(): { name: string; version: string } | undefined {
+    const v = this.client.getServerVersion();
+    return v ? { name: v.name, version: v.version } : undefined;
+  }
+
+  /** Closes the client and transport (for stdio: kills the process tree). Never throws. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const t = this.transport;
+    if (t instanceof StreamableHTTPClientTransport && t.sessionId !== undefined) {
+      // Politely end the server-side session; a dead server must not stall shutdown.
+      await withTimeout(t.terminateSession().catch(() => undefined), 1000);
+    }
+    await withTimeout(this.client.close().catch(() => undefined), SESSION_CLOSE_TIMEOUT_MS);
+    if (this.stdio) await this.stdio.close();
+  }
+}
+
+/** A connect attempt failed; `message` is sanitised and safe to show. */
+export class ConnectError extends Error {
+  override name = "ConnectError";
+}
+
+export async function openSession(opts: OpenSessionOptions): Promise<Session> {
+  const { name, cfg, secrets } = opts;
+  const parentEnv = opts.parentEnv ?? process.env;
+  const controller = new AbortController();
+  let phase = "resolving secrets";
+  const timer = setTimeout(() => controller.abort(new ConnectError(`connect timed out after ${opts.timeoutMs}ms while ${phase}`)), opts.timeoutMs);
+  timer.unref();
+  const onOuterAbort = () => controller.abort(new ConnectError("connect abandoned: shutting down"));
+  if (opts.signal?.aborted) onOuterAbort();
+  opts.signal?.addEventListener("abort", onOuterAbort, { once: true });
+  const redact: string[] = [...sensitiveEnvValues(parentEnv)];
+  const secretValues: string[] = [];
+  let transport: Transport | undefined;
+  let stdio: ProcessGroupStdioTransport | undefined;
+  let client: Client | undefined;
+  try {
+    if (cfg.url !== undefined) {
+      const headers = await withAbort(resolveHeaders(cfg, secrets, secretValues), controller.signal);
+      const url = new URL(cfg.url);
+      const requestInit: RequestInit = { headers };
+      transport = cfg.transport === "sse" ? new SSEClientTransport(url, { requestInit }) : new StreamableHTTPClientTransport(url, { requestInit });
+    } else {
+      let vaultEnv: Record<string, string> | undefined;
+      if (cfg.vault !== undefined) {
+        if (!secrets) throw new LockedError(`server "${name}" takes secrets from vault project "${cfg.vault}", but no vault is available`);
+        vaultEnv = await withAbort(secrets.envFor(name, cfg), controller.signal);
+        secretValues.push(...Object.values(vaultEnv));
+      }
+      const env = buildChildEnv({ server: name, cfg, allServers: opts.allServers, parentEnv, vaultEnv });
+      redact.push(...sensitiveEnvValues(env));
+      stdio = new ProcessGroupStdioTransport({
+        command: cfg.command ?? "",
+        args: cfg.args ?? [],
+        env,
+        cwd: resolveChildCwd(cfg.cwd),
+      });
+      transport = stdio;
+    }
+    redact.push(...secretValues);
+
+    client = new Client(opts.clientInfo, { capabilities: {} });
+    const onListChanged = opts.onListChanged;
+    if (onListChanged) {
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => onListChanged("tools"));
+      client.setNotificationHandler(ResourceListChangedNotificationSchema, () => onListChanged("resources"));
+      client.setNotificationHandler(PromptListChangedNotificationSchema, () => onListChanged("prompts"));
+    }
+    let sessionRef: Session | undefined;
+    let closedEarly = false;
+    client.onclose = () => {
+      if (sessionRef) sessionRef.closed = true;
+      else closedEarly = true;
+      opts.onClose?.();
+    };
+    client.onerror = () => {
+      // Transport-level noise (a non-JSON stdout line, an SSE hiccup); a real failure closes
+      // the transport or fails the request, which is handled where it happens.
+    };
+
+    const connectOpts = { signal: controller.signal, timeout: opts.timeoutMs };
+    phase = "handshaking";
+    await client.connect(transport, connectOpts);
+    phase = "listing tools";
+    const tools = (await listAllOf("tools", client, connectOpts)) as Tool[];
+    const caps = client.getServerCapabilities() ?? {};
+    phase = "listing resources and prompts";
+    // Resources and prompts are optional extras: a failure to list them never fails the connect.
+    const [resources, prompts] = await Promise.all([
+      caps.resources ? (listAllOf("resources", client, connectOpts) as Promise<Resource[]>).catch(() => []) : Promise.resolve([]),
+      caps.prompts ? (listAllOf("prompts", client, connectOpts) as Promise<Prompt[]>).catch(() => []) : Promise.resolve([]),
+    ]);
+    if (controller.signal.aborted) throw controller.signal.reason;
+    const session = new Session(client, transport, stdio, secretValues, tools, resources, prompts);
+    sessionRef = session;
+    session.closed = closedEarly;
+    return session;
+  } catch (err) {
+    const cause = controller.signal.aborted && controller.signal.reason instanceof Error ? controller.signal.reason : err;
+    if (client) await withTimeout(client.close().catch(() => undefined), SESSION_CLOSE_TIMEOUT_MS);
+    else if (transport) await withTimeout(transport.close().catch(() => undefined), SESSION_CLOSE_TIMEOUT_MS);
+    if (stdio) await stdio.close();
+    const known = [...redact, ...(secrets?.knownSecretValues() ?? [])];
+    if (cause instanceof LockedError) throw new LockedError(sanitizeLine(cause.message, known));
+    throw new ConnectError(describeFailure(cause, stdio, cfg, known));
+  } finally {
+    clearTimeout(timer);
+    opts.signal?.removeEventListener("abort", onOuterAbort);
+  }
+}
+
+function describeFailure(err: unknown, stdio: ProcessGroupStdioTransport | undefined, cfg: ServerConfig, known: string[]): string {
+  let msg = `connect failed: ${sanitizeLine(errorText(err), known, 512)}`;
+  if (stdio?.exit) {
+    const { code, signal } = stdio.exit;
+    msg += signal ? ` (process killed by ${signal})` : ` (process exited with code ${code})`;
+  }
+  if (stdio && stdio.stderrTail.byteLength > 0) {
+    const tail = sanitizeText(stdio.stderrTail.text(), known);
+    if (tail.trim() !== "") msg += `; downstream stderr: ${summarizeStartupStderr(tail, stdio.stderrTail.truncated, cfg)}`;
+  }
+  return msg;
+}
+
+export function errorText(err: unknown): string {
+  if (err instanceof Error) {
+    const cause = (err as { cause?: unknown }).cause;
+    // fetch() hides the useful part ("ECONNREFUSED") in cause.
+    if (err.message === "fetch failed" && cause instanceof Error) return `${err.message}: ${cause.message}`;
+    return err.message || err.name;
+  }
+  return String(err);
+}
+
+async function resolveHeaders(cfg: ServerConfig, secrets: SecretResolver | undefined, secretValues: string[]): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(cfg.headers ?? {})) {
+    if (v.startsWith(VAULT_REF_PREFIX)) {
+      if (!secrets) throw new LockedError(`header ${k} refers to a vault secret, but no vault is available`);
+      const value = await secrets.header(v);
+      secretValues.push(value);
+      out[k] = value;
+    } else {
+      // A literal credential header (a token written into the config) is a secret too.
+      if (SENSITIVE_NAME_RE.test(k)) secretValues.push(v);
+      out[k] = v;
+    }
+  }
+  return out;
+}
+
+/** Every page of one list (bounded, in case a server loops its cursors). */
+export async function listAllOf(kind: ListKind, client: Client, opts: RequestOptions): Promise<Tool[] | Resource[] | Prompt[]> {
+  const out: unknown[] = [];
+  let cursor: string | undefined;
+  for (let i = 0; i < MAX_LIST_PAGES; i++) {
+    const params = cursor ? { cursor } : undefined;
+    const r =
+      kind === "tools"
+        ? await client.listTools(params, opts).then((x) => ({ items: x.tools, next: x.nextCursor }))
+        : kind === "resources"
+          ? await client.listResources(params, opts).then((x) => ({ items: x.resources, next: x.nextCursor }))
+          : await client.listPrompts(params, opts).then((x) => ({ items: x.prompts, next: x.nextCursor }));
+    out.push(...r.items);
+    if (!r.next || r.next === cursor) break;
+    cursor = r.next;
+  }
+  return out as Tool[] | Resource[] | Prompt[];
+}
+
+function withAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
+  return new Promise((resolve) => {
+    const t = setTimeout(() => resolve(undefined), ms);
+    t.unref();
+    p.then(
+      (v) => {
+        clearTimeout(t);
+        resolve(v);
+      },
+      () => {
+        clearTimeout(t);
+        resolve(undefined);
+      },
+    );
+  });
+}

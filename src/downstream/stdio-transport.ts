@@ -1,0 +1,316 @@
+// Our own stdio client transport. The SDK's StdioClientTransport cannot do what a gateway needs:
+//  - the child runs in its own process group (detached), so shutdown kills the whole tree,
+//    grandchildren included (SIGTERM to the group, SIGKILL after a grace period);
+//  - stderr goes into a bounded tail and is never forwarded;
+//  - onclose fires as soon as the child exits (not when every inherited pipe closes, which a
+//    grandchild holding stdout could delay forever), so in-flight calls fail at once.
+// Framing reuses the SDK's ReadBuffer/serializeMessage so the wire format stays the SDK's.
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { TailBuffer } from "./stderr-tail.js";
+
+export interface StdioParams {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd?: string;
+  /** Time between SIGTERM and SIGKILL for the process group. */
+  killGraceMs?: number;
+  /** Largest single JSON-RPC message accepted from the child. */
+  maxMessageBytes?: number;
+}
+
+const DEFAULT_KILL_GRACE_MS = 2000;
+const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+/** After the child exits, how long to wait for stdout to drain before reporting the close. */
+const EXIT_DRAIN_MS = 100;
+const GROUP_POLL_MS = 25;
+
+// Process groups still alive, so a gateway that exits abruptly kills them synchronously.
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+function trackGroup(pgid: number): void {
+  liveGroups.add(pgid);
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.on("exit", () => {
+      for (const g of liveGroups) signalGroup(g, "SIGKILL");
+    });
+  }
+}
+
+function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+    // ESRCH: the group is already gone.
+  }
+}
+
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+  // kill(0) also succeeds while only zombies remain (an orphaned grandchild waits for init to
+  // reap it, which some container inits do late). Where /proc exists, count only live members.
+  return hasProc ? liveMembers(pgid) : true;
+}
+
+const hasProc = existsSync("/proc/self/stat");
+
+function liveMembers(pgid: number): boolean {
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return true;
+  }
+  for (const e of entries) {
+    if (e.charCodeAt(0) < 48 || e.charCodeAt(0) > 57) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${e}/stat`, "utf8");
+    } catch {
+      continue; // exited while we looked
+    }
+    // Fields after "(comm)": state ppid pgrp ...
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(fields[2]) === pgid && fields[0] !== "Z" && fields[0] !== "X") return true;
+  }
+  return false;
+}
+
+/** SIGTERM the group, wait until it is empty or the grace period ends, then SIGKILL it. */
+export async function killProcessGroup(pgid: number, graceMs: number): Promise<void> {
+  signalGroup(pgid, "SIGTERM");
+  const deadline = Date.now() + graceMs;
+  while (groupAlive(pgid) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, GROUP_POLL_MS));
+  }
+  if (groupAlive(pgid)) {
+    signalGroup(pgid, "SIGKILL");
+    // A SIGKILLed group empties promptly; bounded wait so close() really means "gone".
+    const hardDeadline = Date.now() + 1000;
+    while (groupAlive(pgid) && Date.now() < hardDeadline) {
+      await new Promise((r) => setTimeout(r, GROUP_POLL_MS));
+    }
+  }
+  liveGroups.delete(pgid);
+}
+
+function streamEnded(stream: NodeJS.ReadableStream | null | undefined, maxMs: number): Promise<void> {
+  const s = stream as (NodeJS.ReadableStream & { readableEnded?: boolean; destroyed?: boolean }) | null | undefined;
+  if (!s || s.readableEnded || s.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, maxMs);
+    timer.unref();
+    s.once("end", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+export class ProcessGroupStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: <T extends JSONRPCMessage>(message: T) => void;
+
+  readonly stderrTail = new TailBuffer();
+  private child?: ChildProcess;
+  private readonly readBuffer: ReadBuffer;
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private closeReported = false;
+  private draining = false;
+  private reaping?: Promise<void>;
+  private exitInfo?: { code: number | null; signal: NodeJS.Signals | null };
+
+  constructor(private readonly params: StdioParams) {
+    this.readBuffer = new ReadBuffer({ maxBufferSize: params.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES });
+  }
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** How the child ended, once it has. */
+  get exit(): { code: number | null; signal: NodeJS.Signals | null } | undefined {
+    if (this.exitInfo) return this.exitInfo;
+    const c = this.child;
+    if (c && (c.exitCode !== null || c.signalCode !== null)) return { code: c.exitCode, signal: c.signalCode };
+    return undefined;
+  }
+
+  start(): Promise<void> {
+    if (this.child) throw new Error("stdio transport already started");
+    return new Promise((resolve, reject) => {
+      let spawned = false;
+      const child = spawn(this.params.command, this.params.args, {
+        env: this.params.env,
+        cwd: this.params.cwd,
+        stdio: ["pipe", "pipe", "pipe"],
+        detached: true, // own process group: close() can signal the whole tree
+        shell: false,
+        windowsHide: true,
+      });
+      this.child = child;
+      child.once("spawn", () => {
+        spawned = true;
+        if (child.pid !== undefined) trackGroup(child.pid);
+        resolve();
+      });
+      child.on("error", (err) => {
+        if (!spawned) {
+          this.reportClose();
+          reject(err);
+        } else {
+          this.onerror?.(err);
+        }
+      });
+      child.once("exit", (code, signal) => {
+        this.exitInfo = { code, signal };
+        this.onChildExit();
+      });
+      child.stdin?.on("error", (err) => this.onerror?.(err));
+      child.stdout?.on("error", (err) => this.onerror?.(err));
+      child.stderr?.on("error", () => {});
+      child.stdout?.on("data", (chunk: Buffer) => this.onStdout(chunk));
+      child.stdout?.once("close", () => {
+        // stdout closed without exit (or the exit drain): nothing more can arrive.
+        if (spawned) this.shutdown();
+      });
+      child.stderr?.on("data", (chunk: Buffer) => this.stderrTail.append(chunk));
+    });
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const stdin = this.child?.stdin;
+      if (!stdin || this.closeReported || !stdin.writable) {
+        reject(new Error("not connected: the stdio server has exited"));
+        return;
+      }
+      if (stdin.write(serializeMessage(message))) resolve();
+      else stdin.once("drain", resolve);
+    });
+  }
+
+  /** Ends the session: kills the whole process group and reports the close once. */
+  async close(): Promise<void> {
+    this.shutdown();
+    await this.reaping;
+  }
+
+  private onStdout(chunk: Buffer): void {
+    // Collect chunks until a newline arrives, then hand whole lines to the SDK's ReadBuffer in
+    // one piece: its append() concatenates on every call, which is quadratic for large results.
+    const max = this.params.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    if (chunk.indexOf(0x0a) === -1) {
+      this.pending.push(chunk);
+      this.pendingBytes += chunk.length;
+      if (this.pendingBytes > max) {
+        this.onerror?.(new Error(`stdio server sent a message larger than ${max} bytes`));
+        this.shutdown();
+      }
+      return;
+    }
+    const data = this.pending.length ? Buffer.concat([...this.pending, chunk]) : chunk;
+    this.pending = [];
+    this.pendingBytes = 0;
+    try {
+      this.readBuffer.append(data);
+    } catch (err) {
+      this.onerror?.(err as Error);
+      this.shutdown();
+      return;
+    }
+    this.drain();
+  }
+
+  /**
+   * Hands messages over one per microtask. The SDK runs notification handlers one microtask
+   * later but responses synchronously, so a progress notification followed by the response in
+   * the same read would otherwise be dropped (its handler is gone by the time it runs).
+   */
+  private drain(): void {
+    if (this.draining) return;
+    this.draining = true;
+    const step = (): void => {
+      let message: JSONRPCMessage | null;
+      try {
+        message = this.closeReported ? null : this.readBuffer.readMessage();
+      } catch (err) {
+        // A non-JSON line (a server logging to stdout): report it, keep reading.
+        this.onerror?.(err as Error);
+        queueMicrotask(step);
+        return;
+      }
+      if (message === null) {
+        this.draining = false;
+        return;
+      }
+      this.onmessage?.(message);
+      queueMicrotask(step);
+    };
+    step();
+  }
+
+  private exitedWithin(ms: number): Promise<void> {
+    const child = this.child;
+    if (!child || this.exitInfo || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      timer.unref();
+      child.once("exit", () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  private onChildExit(): void {
+    const stdout = this.child?.stdout;
+    if (!stdout || stdout.readableEnded || stdout.destroyed) {
+      this.shutdown();
+      return;
+    }
+    // Let a response written just before exit drain; a grandchild holding stdout open must not
+    // keep the session alive, so the wait is short.
+    setTimeout(() => this.shutdown(), EXIT_DRAIN_MS).unref();
+  }
+
+  /** Idempotent: kill the group (if any member lives), report close once. */
+  private shutdown(): void {
+    const child = this.child;
+    if (child?.pid !== undefined && this.reaping === undefined) {
+      try {
+        child.stdin?.end();
+      } catch {
+        // ignore: the pipe may already be broken
+      }
+      this.reaping = killProcessGroup(child.pid, this.params.killGraceMs ?? DEFAULT_KILL_GRACE_MS)
+        // Node reaps the leader right after; wait for that so `exit` is known after close().
+        .then(() => this.exitedWithin(1000))
+        // The last stderr lines often explain a failed start; give them a moment to arrive.
+        .then(() => streamEnded(child.stderr, EXIT_DRAIN_MS))
+        .finally(() => {
+          child.stdout?.destroy();
+          child.stderr?.destroy();
+        });
+    }
+    this.reportClose();
+  }
+
+  private reportClose(): void {
+    if (this.closeReported) return;
+    this.closeReported = true;
+    this.readBuffer.clear();
+    this.onclose?.();
+  }
+}

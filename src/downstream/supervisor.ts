@@ -1,0 +1,135 @@
+// The supervisor holds one Downstream per configured server, starts the in-scope ones
+// concurrently, publishes each as soon as it is ready, and tells listeners what changed.
+// The gateway never touches a transport: it asks the supervisor.
+import type { CallToolResult, GetPromptResult, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
+import { DEFAULT_BACKOFF } from "./backoff.js";
+import { Downstream } from "./downstream.js";
+import { NotConnectedError, type CallOptions, type DownstreamSnapshot, type SupervisorOptions } from "./types.js";
+
+export class Supervisor {
+  private readonly downstreams = new Map<string, Downstream>();
+  private readonly listeners = new Set<(server: string) => void>();
+  private readonly pending = new Set<string>();
+  private flushScheduled = false;
+  private closed = false;
+  private closing?: Promise<void>;
+
+  constructor(private readonly opts: SupervisorOptions) {
+    const log = opts.log ?? (() => {});
+    for (const [name, cfg] of Object.entries(opts.servers)) {
+      this.downstreams.set(
+        name,
+        new Downstream(name, cfg, {
+          allServers: opts.servers,
+          clientInfo: opts.clientInfo,
+          secrets: opts.secrets,
+          connectTimeoutMs: opts.connectTimeoutMs,
+          backoff: opts.backoff ?? DEFAULT_BACKOFF,
+          log,
+          changed: (server) => this.changed(server),
+        }),
+      );
+    }
+  }
+
+  /**
+   * Connects these enabled servers concurrently (default: every enabled server). Servers not
+   * named are never spawned and their secrets are never resolved. May be called again to start
+   * more; already started servers are left alone.
+   */
+  start(names?: string[]): void {
+    if (this.closed) throw new Error("the supervisor is closed");
+    const chosen = names ?? [...this.downstreams.keys()];
+    const unknown = chosen.filter((n) => !this.downstreams.has(n));
+    if (unknown.length > 0) throw new Error(`cannot start unknown server(s): ${unknown.join(", ")}`);
+    for (const n of chosen) this.downstreams.get(n)?.start();
+  }
+
+  /** Undefined for unknown servers and for enabled servers that were not started. */
+  snapshot(name: string): DownstreamSnapshot | undefined {
+    const d = this.downstreams.get(name);
+    if (!d || (!d.isStarted && d.cfg.enabled)) return undefined;
+    return d.snapshot();
+  }
+
+  /** Started and disabled servers, sorted by name. */
+  snapshots(): DownstreamSnapshot[] {
+    return [...this.downstreams.keys()]
+      .sort()
+      .map((n) => this.snapshot(n))
+      .filter((s): s is DownstreamSnapshot => s !== undefined);
+  }
+
+  /** Called with a server's name when its state, error or lists changed; bursts are coalesced. */
+  onChange(listener: (server: string) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Resolves once the server is ready; NotConnectedError says why it is not. */
+  async waitForServer(name: string, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<DownstreamSnapshot> {
+    const d = this.get(name);
+    await d.waitReady(opts.timeoutMs, opts.signal);
+    return d.snapshot();
+  }
+
+  /** Calls a tool by its wire name. `isError` results are normal results. */
+  async callTool(server: string, wireTool: string, args: Record<string, unknown>, opts?: CallOptions): Promise<CallToolResult> {
+    return (await this.get(server).callTool(wireTool, args, opts)) as CallToolResult;
+  }
+
+  async readResource(server: string, uri: string, opts?: CallOptions): Promise<ReadResourceResult> {
+    return this.get(server).readResource(uri, opts);
+  }
+
+  async getPrompt(server: string, name: string, args: Record<string, string> | undefined, opts?: CallOptions): Promise<GetPromptResult> {
+    return this.get(server).getPrompt(name, args, opts);
+  }
+
+  /** Skips the backoff wait of one server (or all), e.g. after the vault was unlocked. */
+  retryNow(name?: string): void {
+    for (const d of name === undefined ? this.downstreams.values() : [this.get(name)]) d.retryNow();
+  }
+
+  /** Stops reconnecting, closes every session and kills every stdio process tree. Idempotent. */
+  close(): Promise<void> {
+    if (!this.closing) {
+      this.closed = true;
+      this.closing = Promise.all([...this.downstreams.values()].map((d) => d.close())).then(() => undefined);
+    }
+    return this.closing;
+  }
+
+  private get(name: string): Downstream {
+    const d = this.downstreams.get(name);
+    if (!d) {
+      const known = [...this.downstreams.keys()].sort();
+      throw new NotConnectedError(
+        name,
+        "unknown",
+        `unknown server "${name}"${known.length ? `; configured servers: ${known.join(", ")}` : " (no servers are configured)"}`,
+      );
+    }
+    return d;
+  }
+
+  private changed(server: string): void {
+    this.pending.add(server);
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      this.flushScheduled = false;
+      const servers = [...this.pending].sort();
+      this.pending.clear();
+      for (const s of servers) {
+        for (const l of [...this.listeners]) {
+          try {
+            l(s);
+          } catch (err) {
+            this.opts.log?.("error", `change listener failed: ${err instanceof Error ? err.message : String(err)}`);
+          }
+        }
+      }
+    });
+  }
+}

@@ -1,0 +1,102 @@
+// Public types of the downstream layer: what the gateway sees of each downstream MCP server and
+// the errors it must tell apart (not connected, vault locked, outcome unknown).
+import type { Prompt, Resource, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { ServerConfig } from "../config/schema.js";
+
+export type ServerState = "connecting" | "ready" | "failed" | "locked" | "disabled";
+
+export interface DownstreamSnapshot {
+  name: string;
+  state: ServerState;
+  connected: boolean;
+  tools: Tool[];
+  resources: Resource[];
+  prompts: Prompt[];
+  instructions?: string;
+  serverVersion?: { name: string; version: string };
+  /** Last connect/transport error, already sanitised (never secrets). */
+  error?: string;
+  /** Increments on every (re)connect or re-list, so consumers can tell a fresh list from a stale one. */
+  generation: number;
+  /** Sanitised tail of the child's stderr (stdio only), bounded to 8 KiB. */
+  stderrTail?: string;
+}
+
+/** Provided by the vault; optional. */
+export interface SecretResolver {
+  /** Vault secrets to add to a stdio child's env (server has `vault: PROJECT`). Throws LockedError. */
+  envFor(server: string, cfg: ServerConfig): Promise<Record<string, string>>;
+  /** Resolves a header value such as "vault://PROJECT/KEY". Throws LockedError. */
+  header(ref: string): Promise<string>;
+  /** Every secret value currently known, so stderr/errors can be redacted. */
+  knownSecretValues(): string[];
+}
+
+/** A secret a server needs is locked or missing: that server fails closed, the rest keep working. */
+export class LockedError extends Error {
+  override name = "LockedError";
+}
+
+/** Why a call's outcome is unknown; only "transport" and "timeout" invalidate the session. */
+export type OutcomeUnknownReason = "transport" | "timeout" | "cancelled";
+
+/**
+ * A call was sent but no trustworthy answer came back (transport failure, timeout, cancellation).
+ * The downstream may or may not have acted on it; the request is never replayed.
+ */
+export class OutcomeUnknownError extends Error {
+  override name = "OutcomeUnknownError";
+  readonly server: string;
+  readonly tool: string;
+  readonly reason: OutcomeUnknownReason;
+  constructor(server: string, tool: string, reason: OutcomeUnknownReason, detail: string) {
+    super(outcomeUnknownMessage(server, tool, reason, detail));
+    this.server = server;
+    this.tool = tool;
+    this.reason = reason;
+  }
+}
+
+function outcomeUnknownMessage(server: string, tool: string, reason: OutcomeUnknownReason, detail: string): string {
+  const what = `call to ${server}__${tool}`;
+  switch (reason) {
+    case "cancelled":
+      return `${what} was cancelled before an answer arrived; the outcome is unknown and the request was not retried (${detail})`;
+    case "timeout":
+      return `${what} timed out; the outcome is unknown and the request was not retried; the connection is being re-established for future calls (${detail})`;
+    case "transport":
+      return `${what} lost its connection; the outcome is unknown and the request was not retried; the connection is being re-established for future calls (${detail})`;
+  }
+}
+
+export type NotConnectedKind = "unknown" | "disabled" | "not_published" | "not_connected" | "closed" | "cancelled";
+
+/** The server cannot take a request right now; the message says why. */
+export class NotConnectedError extends Error {
+  override name = "NotConnectedError";
+  readonly server: string;
+  readonly kind: NotConnectedKind;
+  constructor(server: string, kind: NotConnectedKind, message: string) {
+    super(message);
+    this.server = server;
+    this.kind = kind;
+  }
+}
+
+export interface CallOptions {
+  /** Hard cap for this request; when omitted a default idle timeout applies that progress resets. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  onProgress?: (p: { progress: number; total?: number; message?: string }) => void;
+}
+
+export interface SupervisorOptions {
+  servers: Record<string, ServerConfig>;
+  connectTimeoutMs: number;
+  /** "mcphub" or "mcphub/<agent>"; version = the mcphub version. */
+  clientInfo: { name: string; version: string };
+  secrets?: SecretResolver;
+  log?: (level: "info" | "warn" | "error", msg: string) => void;
+  /** Reconnect backoff; defaults to 500ms → 30s with full jitter. */
+  backoff?: { initialMs: number; maxMs: number };
+}

@@ -1,0 +1,168 @@
+// The one result path. Mounted calls, call_tool and detached calls all come through invokeTool():
+// validate arguments, call the downstream through the supervisor, record telemetry, and finalise
+// the result (pass it through when it fits the response budget, else store it and return a
+// receipt). Nothing here talks to a transport directly.
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CatalogEntry, JsonObject } from "../catalog/types.js";
+import { OutcomeUnknownError, NotConnectedError } from "../downstream/types.js";
+import type { CallRecord } from "../telemetry/index.js";
+import { estimateTokens } from "../util/units.js";
+import { errorText, type Hub } from "./hub.js";
+import { advertisedName } from "./management.js";
+import { buildReceipt, jsonBytes } from "./receipts.js";
+import { checkArguments } from "./validate-args.js";
+import type { AgentView } from "./view.js";
+
+export type Via = CallRecord["via"];
+
+export interface InvokeOptions {
+  via: Via;
+  /** Requested per-call timeout; capped by call_timeout. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  onProgress?: (p: { progress: number; total?: number; message?: string }) => void;
+}
+
+/** A call that never reached the downstream because its arguments were wrong. */
+export class InvalidArgumentsError extends Error {
+  constructor(readonly document: JsonObject) {
+    super("invalid arguments");
+  }
+}
+
+export function effectiveTimeout(hub: Hub, requested?: number): number {
+  const cap = hub.config.call_timeout;
+  return requested !== undefined && requested > 0 && requested < cap ? requested : cap;
+}
+
+/**
+ * Calls one catalogue tool for an agent and returns what the caller should see: the downstream
+ * result verbatim, a stored receipt, or an invalid_arguments document. Transport failures throw
+ * (OutcomeUnknownError / NotConnectedError): the request is never replayed.
+ */
+export async function invokeTool(
+  hub: Hub,
+  view: AgentView,
+  entry: CatalogEntry,
+  rawArgs: unknown,
+  opts: InvokeOptions,
+): Promise<CallToolResult> {
+  const args = (rawArgs ?? {}) as Record<string, unknown>;
+  const argsBytes = jsonBytes(args);
+  const problems = checkArguments(entry.inputSchema, args);
+  if (problems) {
+    const doc: JsonObject = {
+      status: "invalid_arguments",
+      namespaced: entry.namespaced,
+      missing: problems.missing,
+      invalid: problems.invalid,
+      hint: `Nothing was sent. Call ${advertisedName("describe_tool", view.naming)} for ${entry.namespaced} to see the input schema, then retry with the missing fields filled and the invalid ones fixed.`,
+    };
+    record(hub, view, entry, opts.via, 0, false, argsBytes, 0, 0, "invalid_arguments");
+    throw new InvalidArgumentsError(doc);
+  }
+  const started = performance.now();
+  let result: CallToolResult;
+  try {
+    result = await hub.supervisor.callTool(entry.server, entry.wire, args, {
+      timeoutMs: effectiveTimeout(hub, opts.timeoutMs),
+      ...(opts.signal ? { signal: opts.signal } : {}),
+      ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+    });
+  } catch (err) {
+    record(hub, view, entry, opts.via, performance.now() - started, false, argsBytes, 0, 0, errorClass(err));
+    throw err;
+  }
+  const duration = performance.now() - started;
+  return finalizeResult(hub, view, entry, result, { via: opts.via, duration, argsBytes });
+}
+
+/** Budget → receipt, plus telemetry. Fails open: a store failure returns the full result. */
+export async function finalizeResult(
+  hub: Hub,
+  view: AgentView,
+  entry: CatalogEntry,
+  result: CallToolResult,
+  info: { via: Via; duration: number; argsBytes: number },
+): Promise<CallToolResult> {
+  const serialized = JSON.stringify(result);
+  const bytes = Buffer.byteLength(serialized, "utf8");
+  const budget = hub.config.response_budget;
+  let returned = result;
+  let returnedBytes = bytes;
+  if (!hub.config.verbatim && budget > 0 && bytes > budget) {
+    const stored = await store(hub, view, entry, serialized, result.isError === true);
+    if (stored) {
+      returned = buildReceipt(
+        {
+          callId: stored,
+          server: entry.server,
+          tool: entry.tool,
+          namespaced: entry.namespaced,
+          downstream: entry.wire,
+          originalBytes: bytes,
+          budgetBytes: budget,
+          getResultName: advertisedName("get_result", view.naming),
+        },
+        result,
+      );
+      returnedBytes = jsonBytes(returned);
+    }
+  }
+  const isError = result.isError === true;
+  record(hub, view, entry, info.via, info.duration, !isError, info.argsBytes, bytes, returnedBytes, isError ? "tool_error" : undefined);
+  return returned;
+}
+
+async function store(hub: Hub, view: AgentView, entry: CatalogEntry, serialized: string, isError: boolean): Promise<string | undefined> {
+  try {
+    const results = await hub.resultStore();
+    if (!results) {
+      hub.log.warn(`result of ${entry.namespaced} exceeds the response budget but the vault is unavailable (${(await hub.vaultProblem()) ?? "not configured"}); returning it in full`);
+      return undefined;
+    }
+    const meta = await results.put(
+      { server: entry.server, tool: entry.wire, namespaced: entry.namespaced, agent: view.owner, kind: "result", isError },
+      serialized,
+    );
+    return meta.callId;
+  } catch (err) {
+    hub.log.warn(`storing the result of ${entry.namespaced} failed (${errorText(err)}); returning it in full`);
+    return undefined;
+  }
+}
+
+function record(
+  hub: Hub,
+  view: AgentView,
+  entry: CatalogEntry,
+  via: Via,
+  duration: number,
+  ok: boolean,
+  argsBytes: number,
+  resultBytes: number,
+  returnedBytes: number,
+  errorClassName?: string,
+): void {
+  hub.telemetry.record({
+    ts: Date.now(),
+    agent: view.owner,
+    server: entry.server,
+    tool: entry.wire,
+    namespaced: entry.namespaced,
+    via,
+    duration_ms: Math.round(duration * 1000) / 1000,
+    ok,
+    ...(errorClassName ? { error_class: errorClassName } : {}),
+    args_bytes: argsBytes,
+    result_bytes: resultBytes,
+    // What actually entered the model's context: the arguments plus the returned result or receipt.
+    est_tokens: estimateTokens(argsBytes + returnedBytes),
+  });
+}
+
+export function errorClass(err: unknown): string {
+  if (err instanceof OutcomeUnknownError) return /time|abort/i.test(err.message) ? "timeout" : "outcome_unknown";
+  if (err instanceof NotConnectedError) return "not_connected";
+  return "error";
+}

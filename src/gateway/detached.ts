@@ -1,0 +1,212 @@
+// Detached calls: call_tool {detach: true} answers at once with a callId and the call runs in the
+// background through the same result path. Every state change is journaled in the vault, so a
+// finished result survives a restart and a call that was running when its gateway died reports
+// `unknown` (never silently replayed).
+import { randomBytes } from "node:crypto";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CatalogEntry, JsonObject } from "../catalog/types.js";
+import type { DetachedRecord } from "../vault/detached.js";
+import { effectiveTimeout, InvalidArgumentsError, invokeTool } from "./call.js";
+import { errorText, type Hub } from "./hub.js";
+import { advertisedName } from "./management.js";
+import type { AgentView } from "./view.js";
+
+export const MAX_DETACHED_IN_FLIGHT = 8;
+
+interface Running {
+  entry: CatalogEntry;
+  owner: string;
+  started: number;
+  controller: AbortController;
+}
+
+type Finished =
+  | { state: "failed"; entry: CatalogEntry; owner: string; started: number; finished: number; error: string }
+  | { state: "done"; entry: CatalogEntry; owner: string; started: number; finished: number; result: CallToolResult };
+
+export class DetachedError extends Error {}
+
+export class DetachedRegistry {
+  private readonly running = new Map<string, Running>();
+  /** Finished calls of this process, kept so polling works even when the vault is unavailable. */
+  private readonly finished = new Map<string, Finished>();
+  private readonly instance = randomBytes(8).toString("hex");
+
+  constructor(private readonly hub: Hub) {}
+
+  inFlight(): number {
+    return this.running.size;
+  }
+
+  async start(view: AgentView, entry: CatalogEntry, args: unknown, timeoutMs?: number): Promise<JsonObject> {
+    if (this.running.size >= MAX_DETACHED_IN_FLIGHT) {
+      throw new DetachedError(
+        `too many detached calls in flight (${this.running.size} of ${MAX_DETACHED_IN_FLIGHT}); poll the existing callIds or wait for one to finish`,
+      );
+    }
+    const callId = randomBytes(16).toString("hex");
+    const timeout = effectiveTimeout(this.hub, timeoutMs);
+    const run: Running = { entry, owner: view.owner, started: Date.now(), controller: new AbortController() };
+    this.running.set(callId, run);
+    await this.journal({ ...base(callId, run, this.instance), state: "pending" });
+    void this.execute(callId, run, view, args, timeout);
+    return {
+      status: "accepted",
+      callId,
+      server: entry.server,
+      tool: entry.tool,
+      downstream: entry.wire,
+      namespaced: entry.namespaced,
+      timeoutMs: timeout,
+      nextAction: `The call is running in the background. Call ${advertisedName("poll_result", view.naming)} with this callId until it is no longer pending.`,
+    };
+  }
+
+  private async execute(callId: string, run: Running, view: AgentView, args: unknown, timeout: number): Promise<void> {
+    let outcome: Finished;
+    try {
+      const result = await invokeTool(this.hub, view, run.entry, args, {
+        via: "detach",
+        timeoutMs: timeout,
+        signal: run.controller.signal,
+      });
+      outcome = { state: "done", entry: run.entry, owner: run.owner, started: run.started, finished: Date.now(), result };
+    } catch (err) {
+      const error = err instanceof InvalidArgumentsError ? JSON.stringify(err.document) : errorText(err);
+      outcome = { state: "failed", entry: run.entry, owner: run.owner, started: run.started, finished: Date.now(), error };
+    }
+    this.running.delete(callId);
+    // Interrupted by shutdown: the downstream may or may not have acted, so the journal keeps the
+    // call pending and a later gateway reports it as unknown instead of a misleading failure.
+    if (run.controller.signal.aborted) return;
+    this.finished.set(callId, outcome);
+    this.trimFinished();
+    const rec = base(callId, run, this.instance);
+    await this.journal(
+      outcome.state === "done"
+        ? { ...rec, state: "done", finished: outcome.finished, resultJson: JSON.stringify(outcome.result) }
+        : { ...rec, state: "failed", finished: outcome.finished, error: outcome.error },
+    );
+  }
+
+  /**
+   * The poll answer: a status document, or the finished CallToolResult itself. Idempotent.
+   * Throws DetachedError when the call belongs to another agent's scope.
+   */
+  async poll(view: AgentView, callId: string): Promise<{ doc?: JsonObject; result?: CallToolResult }> {
+    const run = this.running.get(callId);
+    if (run) {
+      this.checkScope(view, run.entry.server, run.entry.wire, run.entry.namespaced, run.owner);
+      return { doc: pending(callId, run.entry.namespaced, Date.now() - run.started) };
+    }
+    const fin = this.finished.get(callId);
+    if (fin) {
+      this.checkScope(view, fin.entry.server, fin.entry.wire, fin.entry.namespaced, fin.owner);
+      return fin.state === "done"
+        ? { result: fin.result }
+        : { doc: failed(callId, fin.entry.namespaced, fin.error, fin.finished - fin.started) };
+    }
+    const journal = await this.hub.journal();
+    let rec: DetachedRecord | undefined;
+    try {
+      rec = await journal?.get(callId);
+    } catch (err) {
+      return { doc: unknown(callId, `The detached record could not be read (${errorText(err)}).`) };
+    }
+    if (!rec) {
+      return {
+        doc: unknown(callId, "The callId is unknown: it may have expired, been pruned, or belong to another data directory."),
+      };
+    }
+    this.checkScope(view, rec.server, rec.tool, rec.namespaced, rec.agent);
+    switch (rec.state) {
+      case "done":
+        return { result: JSON.parse(rec.resultJson) as CallToolResult };
+      case "failed":
+        return { doc: failed(callId, rec.namespaced, rec.error, rec.finished - rec.started) };
+      case "pending":
+        break;
+    }
+    if (rec.owner.pid !== process.pid && processAlive(rec.owner.pid)) {
+      return { doc: pending(callId, rec.namespaced, Date.now() - rec.started) };
+    }
+    return {
+      doc: unknown(
+        callId,
+        "The gateway running this call stopped before it finished, so its outcome is unknown. It was not retried; check the downstream's state before calling again.",
+      ),
+    };
+  }
+
+  /** Cancels every running call (shutdown). Their journal entries stay pending → unknown later. */
+  cancelAll(): void {
+    for (const run of this.running.values()) run.controller.abort(new Error("gateway shutting down"));
+  }
+
+  private checkScope(view: AgentView, server: string, wire: string, namespaced: string, owner: string): void {
+    if (!allowedFor(view, server, wire, namespaced, owner)) {
+      throw new DetachedError(`detached call for ${namespaced} is out of scope for this agent`);
+    }
+  }
+
+  private async journal(rec: DetachedRecord): Promise<void> {
+    try {
+      const journal = await this.hub.journal();
+      await journal?.write(rec);
+    } catch (err) {
+      this.hub.log.warn(`detached journal write failed (${errorText(err)}); the call stays pollable from this process only`);
+    }
+  }
+
+  private trimFinished(): void {
+    // Bounded memory: the vault journal keeps the full history for the retention window.
+    while (this.finished.size > 128) {
+      const oldest = this.finished.keys().next().value;
+      if (oldest === undefined) break;
+      this.finished.delete(oldest);
+    }
+  }
+}
+
+function base(callId: string, run: Running, instance: string) {
+  return {
+    callId,
+    server: run.entry.server,
+    tool: run.entry.wire,
+    namespaced: run.entry.namespaced,
+    agent: run.owner,
+    started: run.started,
+    owner: { pid: process.pid, instance },
+  };
+}
+
+function pending(callId: string, namespaced: string, elapsedMs: number): JsonObject {
+  return { status: "pending", callId, namespaced, elapsedMs, hint: "still running; poll again after a short delay" };
+}
+
+function failed(callId: string, namespaced: string, error: string, elapsedMs: number): JsonObject {
+  return { status: "failed", callId, namespaced, error, elapsedMs };
+}
+
+function unknown(callId: string, reason: string): JsonObject {
+  return { status: "unknown", callId, reason };
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Stored work (receipts, detached calls) is readable only by the agent that created it, and only
+ * while the tool is still in that agent's scope. Checked from stored names alone, so it works
+ * before the server has reconnected after a restart.
+ */
+export function allowedFor(view: AgentView, server: string, wire: string, namespaced: string, owner: string): boolean {
+  const fragment = namespaced.startsWith(`${server}__`) ? namespaced.slice(server.length + 2) : wire;
+  return owner === view.owner && view.allowsName(server, fragment, wire);
+}

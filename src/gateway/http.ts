@@ -1,0 +1,231 @@
+// The shared daemon: streamable HTTP for many agents from one process and one set of downstream
+// connections. Each request is checked in this order: Host and Origin (DNS-rebinding protection),
+// then the bearer token, which selects the agent and so the scope of the session. A session can
+// only be used with the token's agent that opened it.
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { ListenAddress } from "../config/schema.js";
+import { CliError, type CliIO } from "../cli/context.js";
+import { errorText, Hub } from "./hub.js";
+import { createSession, type Session } from "./session.js";
+import type { ServeOptions } from "./stdio.js";
+import { TokenStore } from "./tokens.js";
+
+export interface HttpOptions extends ServeOptions {
+  listen: ListenAddress;
+  io?: CliIO;
+  /** How long SIGTERM waits for in-flight calls before closing anyway. */
+  drainMs?: number;
+}
+
+interface LiveSession {
+  session: Session;
+  transport: StreamableHTTPServerTransport;
+  agent: string | undefined;
+}
+
+export interface HttpGateway {
+  url: string;
+  port: number;
+  hub: Hub;
+  /** Stops accepting, waits for in-flight calls (bounded), then closes everything. */
+  close(): Promise<void>;
+}
+
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, "").toLowerCase();
+  return h === "localhost" || h === "::1" || /^127\.\d+\.\d+\.\d+$/.test(h);
+}
+
+export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> {
+  const tokens = TokenStore.open(opts.dataDir);
+  const loopback = isLoopbackHost(opts.listen.host);
+  if (!loopback && !(await tokens.hasAny())) {
+    throw new CliError(
+      `refusing to listen on ${opts.listen.host}:${opts.listen.port} without agent tokens: a non-loopback address needs them (create one with \`mcphub token create AGENT\`)`,
+    );
+  }
+  const hub = new Hub(opts);
+  try {
+    if (opts.agent !== undefined) hub.view(opts.agent);
+  } catch (err) {
+    await hub.close();
+    throw err;
+  }
+  const sessions = new Map<string, LiveSession>();
+  let inFlight = 0;
+  let draining = false;
+  let idle: (() => void) | undefined;
+
+  const server = createServer((req, res) => {
+    const tracked = req.method === "POST";
+    if (tracked) inFlight++;
+    res.once("close", () => {
+      if (!tracked) return;
+      inFlight--;
+      if (inFlight === 0) idle?.();
+    });
+    handle(req, res).catch((err: unknown) => {
+      opts.log.error(`http: ${errorText(err)}`);
+      if (!res.headersSent) reply(res, 500, "internal error");
+    });
+  });
+
+  const allowedHosts = (port: number): Set<string> => {
+    const hosts = new Set([`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`]);
+    const bind = opts.listen.host.includes(":") ? `[${opts.listen.host}]` : opts.listen.host;
+    if (!["0.0.0.0", "[::]"].includes(bind)) hosts.add(`${bind}:${port}`.toLowerCase());
+    return hosts;
+  };
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const port = (server.address() as AddressInfo).port;
+    const host = (req.headers.host ?? "").toLowerCase();
+    if (!allowedHosts(port).has(host)) return reply(res, 403, `Host "${host}" is not allowed (DNS-rebinding protection)`);
+    const origin = req.headers.origin;
+    if (origin !== undefined && !originAllowed(origin, port, opts.listen.host)) {
+      return reply(res, 403, `Origin "${origin}" is not allowed (DNS-rebinding protection)`);
+    }
+    const path = (req.url ?? "/").split("?")[0];
+    if (path === "/healthz") return reply(res, 200, "ok");
+    if (path !== "/mcp" && path !== "/") return reply(res, 404, "not found; the MCP endpoint is /mcp");
+    if (draining) return reply(res, 503, "gateway is shutting down");
+
+    let agent: string | undefined = opts.agent;
+    const auth = req.headers.authorization;
+    if (await tokens.hasAny()) {
+      const bearer = /^Bearer\s+(\S+)$/i.exec(auth ?? "")?.[1];
+      const who = bearer ? await tokens.verify(bearer) : undefined;
+      if (!who) {
+        res.setHeader("WWW-Authenticate", 'Bearer realm="mcphub"');
+        return reply(res, 401, bearer ? "invalid or revoked token" : "missing bearer token (Authorization: Bearer <token>)");
+      }
+      agent = who.agent;
+    }
+
+    const sessionId = req.headers["mcp-session-id"];
+    if (typeof sessionId === "string") {
+      const live = sessions.get(sessionId);
+      if (!live) return reply(res, 404, "unknown or expired session; initialize a new one");
+      if (live.agent !== agent) return reply(res, 403, "this session belongs to another agent");
+      return live.transport.handleRequest(req, res);
+    }
+    if (req.method !== "POST") return reply(res, 400, "no session: start with an initialize POST");
+    const body = await readJson(req);
+    if (body === undefined || !isInitializeRequest(body)) {
+      return reply(res, 400, "no session: the first request must be initialize");
+    }
+    let view;
+    try {
+      view = hub.view(agent);
+    } catch (err) {
+      return reply(res, 403, errorText(err));
+    }
+    const session = createSession(hub, view);
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        sessions.set(id, { session, transport, agent });
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+      session.dispose();
+    };
+    await session.server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", (err: NodeJS.ErrnoException) =>
+      reject(new CliError(err.code === "EADDRINUSE" ? `${opts.listen.host}:${opts.listen.port} is already in use` : errorText(err))),
+    );
+    server.listen(opts.listen.port, opts.listen.host, () => resolve());
+  });
+  hub.start();
+  const port = (server.address() as AddressInfo).port;
+  const shownHost = opts.listen.host.includes(":") ? `[${opts.listen.host}]` : opts.listen.host;
+
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      draining = true;
+      server.close();
+      if (inFlight > 0) {
+        await new Promise<void>((resolve) => {
+          idle = resolve;
+          setTimeout(resolve, opts.drainMs ?? 10_000).unref();
+        });
+      }
+      for (const live of sessions.values()) {
+        live.session.dispose();
+        await live.transport.close().catch(() => undefined);
+      }
+      sessions.clear();
+      server.closeAllConnections();
+      await hub.close();
+    })();
+    return closing;
+  };
+  return { url: `http://${shownHost}:${port}/mcp`, port, hub, close };
+}
+
+/** Runs the daemon until SIGINT/SIGTERM, printing readiness and server states to stderr. */
+export async function serveHttp(opts: HttpOptions): Promise<void> {
+  const gw = await startHttpGateway(opts);
+  const say = (t: string) => (opts.io ? opts.io.err(t) : process.stderr.write(`${t}\n`));
+  const anonymous = !(await TokenStore.open(opts.dataDir).hasAny());
+  say(`mcphub listening on ${gw.url}${anonymous ? " (no agent tokens yet: loopback clients are served unscoped)" : " (bearer tokens required)"}`);
+  const seen = new Map<string, string>();
+  gw.hub.supervisor.onChange((name) => {
+    const snap = gw.hub.supervisor.snapshot(name);
+    if (!snap || seen.get(name) === snap.state) return;
+    seen.set(name, snap.state);
+    say(`  ${name}: ${snap.state}${snap.connected ? ` (${snap.tools.length} tools)` : ""}${snap.error ? ` — ${snap.error}` : ""}`);
+  });
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      say("mcphub: draining in-flight calls, then stopping");
+      void gw.close().finally(resolve);
+    };
+    process.once("SIGTERM", stop);
+    process.once("SIGINT", stop);
+  });
+}
+
+function originAllowed(origin: string, port: number, bindHost: string): boolean {
+  let u: URL;
+  try {
+    u = new URL(origin);
+  } catch {
+    return false;
+  }
+  if (u.protocol !== "http:" && u.protocol !== "https:") return false;
+  const host = u.hostname.replace(/^\[|\]$/g, "");
+  if (isLoopbackHost(host)) return true;
+  return host === bindHost && Number(u.port || (u.protocol === "https:" ? 443 : 80)) === port;
+}
+
+function reply(res: ServerResponse, status: number, message: string): void {
+  const body = JSON.stringify({ jsonrpc: "2.0", error: { code: status === 401 ? -32001 : -32000, message }, id: null });
+  res.writeHead(status, { "content-type": "application/json" }).end(body);
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const b = chunk as Buffer;
+    size += b.length;
+    if (size > 4 * 1024 * 1024) return undefined;
+    chunks.push(b);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString("utf8"));
+  } catch {
+    return undefined;
+  }
+}

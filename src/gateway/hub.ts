@@ -1,0 +1,142 @@
+// The Hub is one gateway process's shared state: the supervisor with its downstream connections,
+// the live catalogue, the vault stores and telemetry. A stdio gateway has one hub and one view;
+// the HTTP daemon has one hub and a view per agent, so every agent shares the same connections.
+import { Catalog } from "../catalog/catalog.js";
+import type { ServerMeta } from "../catalog/types.js";
+import type { Config } from "../config/schema.js";
+import { Supervisor } from "../downstream/supervisor.js";
+import type { SecretResolver } from "../downstream/types.js";
+import { Telemetry } from "../telemetry/index.js";
+import { DetachedJournal } from "../vault/detached.js";
+import { ResultStore } from "../vault/results.js";
+import { VaultSecretResolver } from "../vault/resolver.js";
+import { VERSION } from "../version.js";
+import { DetachedRegistry } from "./detached.js";
+import type { Logger } from "./log.js";
+import { Scope } from "./policy/scope.js";
+import { AgentView } from "./view.js";
+
+export interface HubOptions {
+  config: Config;
+  dataDir: string;
+  env: NodeJS.ProcessEnv;
+  /** A stdio gateway serves one agent: only that agent's servers are started. */
+  agent?: string;
+  log: Logger;
+}
+
+export class Hub {
+  readonly catalog: Catalog;
+  readonly supervisor: Supervisor;
+  readonly detached: DetachedRegistry;
+  readonly telemetry: Telemetry;
+  private readonly views = new Map<string, AgentView>();
+  /** Supervisor generation last applied to the catalogue, per server (avoids re-indexing twice). */
+  private readonly applied = new Map<string, number>();
+  private readonly stores: Promise<{ results?: ResultStore; journal?: DetachedJournal; error?: string }>;
+  private closed = false;
+
+  constructor(private readonly opts: HubOptions) {
+    const { config } = opts;
+    this.catalog = new Catalog(serverMeta(config));
+    const secrets: SecretResolver = new VaultSecretResolver({ dataDir: opts.dataDir, env: opts.env });
+    this.supervisor = new Supervisor({
+      servers: config.servers,
+      connectTimeoutMs: config.connect_timeout,
+      clientInfo: { name: opts.agent ? `mcphub/${opts.agent}` : "mcphub", version: VERSION },
+      secrets,
+      log: (level, msg) => opts.log[level](msg),
+    });
+    this.supervisor.onChange((server) => this.syncServer(server));
+    this.telemetry = Telemetry.open({ dataDir: opts.dataDir });
+    // The vault is opened in the background: initialize and tools/list never wait for it.
+    this.stores = openStores(opts).catch((err: unknown) => ({ error: errorText(err) }));
+    this.detached = new DetachedRegistry(this);
+  }
+
+  get config(): Config {
+    return this.opts.config;
+  }
+
+  get log(): Logger {
+    return this.opts.log;
+  }
+
+  get dataDir(): string {
+    return this.opts.dataDir;
+  }
+
+  /**
+   * Applies a server's current snapshot to the catalogue. Called on every supervisor change, and
+   * directly by callers that just waited for a server, so they never race the change listener.
+   */
+  syncServer(server: string): void {
+    const snap = this.supervisor.snapshot(server);
+    const generation = snap?.connected ? snap.generation : -1;
+    if (this.applied.get(server) === generation) return;
+    this.applied.set(server, generation);
+    this.catalog.updateServer(server, snap?.connected ? snap.tools : undefined);
+  }
+
+  /** Starts connecting every enabled server this process may need. */
+  start(): void {
+    const names = new Scope(this.config, this.opts.agent).startableServers();
+    this.supervisor.start(names);
+  }
+
+  /** The per-agent projection; an unknown agent throws with a clear message (via Scope). */
+  view(agent?: string): AgentView {
+    const key = agent ?? "";
+    let v = this.views.get(key);
+    if (!v) {
+      v = new AgentView(this.config, this.catalog, agent);
+      this.views.set(key, v);
+    }
+    return v;
+  }
+
+  async resultStore(): Promise<ResultStore | undefined> {
+    return (await this.stores).results;
+  }
+
+  async journal(): Promise<DetachedJournal | undefined> {
+    return (await this.stores).journal;
+  }
+
+  /** Why the vault could not be opened, if it could not (for list_servers/doctor). */
+  async vaultProblem(): Promise<string | undefined> {
+    return (await this.stores).error;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.detached.cancelAll();
+    await this.supervisor.close();
+    await this.telemetry.close();
+  }
+}
+
+async function openStores(opts: HubOptions) {
+  const retentionMs = opts.config.result_retention;
+  const results = await ResultStore.open({ dataDir: opts.dataDir, retentionMs, env: opts.env });
+  const journal = await DetachedJournal.open({ dataDir: opts.dataDir, retentionMs, env: opts.env });
+  return { results, journal };
+}
+
+function serverMeta(config: Config): Record<string, ServerMeta> {
+  const out: Record<string, ServerMeta> = {};
+  for (const [name, s] of Object.entries(config.servers)) {
+    out[name] = {
+      ...(s.description !== undefined ? { description: s.description } : {}),
+      ...(s.tags ? { tags: s.tags } : {}),
+      ...(s.use_when ? { use_when: s.use_when } : {}),
+      ...(s.tool_use_when ? { tool_use_when: s.tool_use_when } : {}),
+    };
+  }
+  return out;
+}
+
+export function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,34 @@
+// A minimal leveled logger to stderr. A stdio gateway must keep stdout for JSON-RPC, and harnesses
+// show a server's stderr in their logs, so every line is short, prefixed and free of secrets:
+// callers log only fixed messages and already-sanitised downstream errors.
+export interface Logger {
+  info(msg: string): void;
+  warn(msg: string): void;
+  error(msg: string): void;
+}
+
+const LEVELS = { info: 0, warn: 1, error: 2, off: 3 } as const;
+type Level = keyof typeof LEVELS;
+
+export function stderrLogger(env: NodeJS.ProcessEnv = process.env, prefix = "mcphub"): Logger {
+  const raw = (env.MCPHUB_LOG_LEVEL ?? "warn").toLowerCase();
+  const min = LEVELS[(raw in LEVELS ? raw : "warn") as Level];
+  const write = (level: Exclude<Level, "off">, msg: string) => {
+    if (LEVELS[level] >= min) process.stderr.write(`${prefix}: ${level}: ${msg}\n`);
+  };
+  return {
+    info: (m) => write("info", m),
+    warn: (m) => write("warn", m),
+    error: (m) => write("error", m),
+  };
+}
+
+/** A logger that collects lines in memory; used by tests and by the CLI to show startup progress. */
+export function memoryLogger(lines: string[] = []): Logger & { lines: string[] } {
+  return {
+    lines,
+    info: (m) => lines.push(`info: ${m}`),
+    warn: (m) => lines.push(`warn: ${m}`),
+    error: (m) => lines.push(`error: ${m}`),
+  };
+}

@@ -1,0 +1,122 @@
+// The eight management tools: their advertised names, titles, small descriptions and final input
+// schemas, plus inbound alias resolution. Kept deliberately compact: all eight definitions
+// together must stay well under 4 KiB of JSON, because they are in every lazy-mode prompt.
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+
+export const MANAGEMENT_TOOLS = [
+  "list_servers",
+  "search_tools",
+  "describe_tool",
+  "resolve_tool",
+  "call_tool",
+  "get_result",
+  "poll_result",
+  "stats",
+] as const;
+export type ManagementTool = (typeof MANAGEMENT_TOOLS)[number];
+
+export type ManagementNaming = "prefixed" | "clean";
+
+const PREFIX = "mcphub_";
+
+export function advertisedName(tool: ManagementTool, naming: ManagementNaming): string {
+  return naming === "clean" ? tool : `${PREFIX}${tool}`;
+}
+
+const CLEAN = new Set<string>(MANAGEMENT_TOOLS);
+
+/**
+ * Maps any accepted inbound spelling to a management tool: the advertised name, the clean name,
+ * the host-prefixed form (`mcphub__resolve_tool`) and the legacy stutter (`mcphub__mcphub_resolve_tool`).
+ * Returns undefined for anything else, so downstream names pass through untouched.
+ */
+export function managementToolFor(name: string): ManagementTool | undefined {
+  const candidates = [name];
+  const hostStripped = name.startsWith("mcphub__") ? name.slice("mcphub__".length) : name;
+  candidates.push(hostStripped);
+  if (hostStripped.startsWith(PREFIX)) candidates.push(hostStripped.slice(PREFIX.length));
+  if (name.startsWith(PREFIX)) candidates.push(name.slice(PREFIX.length));
+  for (const c of candidates) if (CLEAN.has(c)) return c as ManagementTool;
+  return undefined;
+}
+
+type Schema = Tool["inputSchema"];
+
+const obj = (properties: Record<string, object>, required: string[] = []): Schema => ({
+  type: "object",
+  properties,
+  ...(required.length ? { required } : {}),
+  additionalProperties: false,
+});
+
+const str = (description: string) => ({ type: "string", description });
+const int = (description: string) => ({ type: "integer", description });
+
+interface Definition {
+  title: string;
+  description: string;
+  inputSchema: Schema;
+}
+
+const DEFINITIONS: Record<ManagementTool, Definition> = {
+  list_servers: {
+    title: "List servers",
+    description: "Downstream servers behind this gateway: state, tool counts, hints, catalog_revision.",
+    inputSchema: obj({}),
+  },
+  search_tools: {
+    title: "Search tools",
+    description: "Ranked search of the downstream tool catalogue. Empty query lists every tool by name.",
+    inputSchema: obj({
+      query: str("what you want to do, or a tool name"),
+      queries: { type: "array", items: { type: "string" }, maxItems: 10, description: "several queries, merged" },
+      max_hits: int("1-100, default 20"),
+    }),
+  },
+  describe_tool: {
+    title: "Describe tool",
+    description: "Full description and input/output schema of one tool (server__tool, or server + tool).",
+    inputSchema: obj({ tool: str("server__tool, or the tool when server is given"), server: str("server name") }, ["tool"]),
+  },
+  resolve_tool: {
+    title: "Resolve tool",
+    description:
+      "Recommend the one tool for a goal, with an argument template. Run it only when status is confident.",
+    inputSchema: obj({ query: str("the goal or activity, in plain words"), max_hits: int("alternatives, 1-10") }, ["query"]),
+  },
+  call_tool: {
+    title: "Call tool",
+    description:
+      "Call a downstream tool. Large results come back as a stored receipt; detach runs it in the background.",
+    inputSchema: obj(
+      {
+        tool: str("server__tool, or the tool when server is given"),
+        server: str("server name"),
+        arguments: { type: "object", description: "the tool's arguments" },
+        detach: { type: "boolean", description: "return a callId at once; fetch with poll_result" },
+        timeout_ms: int("per-call timeout in ms"),
+      },
+      ["tool"],
+    ),
+  },
+  get_result: {
+    title: "Get result",
+    description: "One page of a stored result: start at cursor 0, follow nextCursor until done.",
+    inputSchema: obj({ callId: str("from a stored receipt"), cursor: int("byte offset, default 0") }, ["callId"]),
+  },
+  poll_result: {
+    title: "Poll result",
+    description: "Status or result of a detached call.",
+    inputSchema: obj({ callId: str("from an accepted receipt") }, ["callId"]),
+  },
+  stats: {
+    title: "Stats",
+    description: "Usage of downstream tools: calls, errors, latency, estimated tokens, for this agent and all.",
+    inputSchema: obj({ since: str("window such as 24h or 7d (default: all kept history)") }),
+  },
+};
+
+/** The eight definitions under their advertised names, in a fixed order. */
+export function managementDefinitions(naming: ManagementNaming): Tool[] {
+  return MANAGEMENT_TOOLS.map((t) => ({ name: advertisedName(t, naming), ...DEFINITIONS[t] }));
+}

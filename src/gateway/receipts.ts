@@ -1,0 +1,144 @@
+// Pure builders for what the result path returns instead of an oversized result: the stored
+// receipt (which must itself fit the budget), result pages, and the UTF-8-safe preview.
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { JsonObject } from "../catalog/types.js";
+
+export const MAX_PAGE_BYTES = 8192;
+/** Room a page envelope needs besides its data (Go's figure; verified against the budget below). */
+const PAGE_OVERHEAD = 448;
+const MAX_PREVIEW_BYTES = 512;
+
+export interface ReceiptFields {
+  callId: string;
+  server: string;
+  tool: string;
+  namespaced: string;
+  downstream: string;
+  originalBytes: number;
+  budgetBytes: number;
+  getResultName: string;
+}
+
+export function jsonBytes(value: unknown): number {
+  return Buffer.byteLength(JSON.stringify(value), "utf8");
+}
+
+/**
+ * Builds the receipt for a stored result. Optional fields are dropped in a fixed order
+ * (nextAction, downstream, namespaced, tool, server) until it fits; a preview of the first text
+ * block is added only when it fits, clipped on a character boundary.
+ */
+export function buildReceipt(f: ReceiptFields, original: CallToolResult): CallToolResult {
+  const nextAction = `Call ${f.getResultName} with this callId and cursor 0, then follow nextCursor until done is true.`;
+  const full: JsonObject = {
+    status: "stored",
+    callId: f.callId,
+    server: f.server,
+    tool: f.tool,
+    namespaced: f.namespaced,
+    downstream: f.downstream,
+    originalBytes: f.originalBytes,
+    budgetBytes: f.budgetBytes,
+    nextAction,
+  };
+  const isError = original.isError === true;
+  const make = (doc: JsonObject, text: string): CallToolResult => ({
+    content: [{ type: "text", text }],
+    structuredContent: doc,
+    ...(isError ? { isError: true } : {}),
+  });
+  const longText = `Result stored: ${f.originalBytes} bytes exceeded the ${f.budgetBytes}-byte response budget. Retrieve it with ${f.getResultName} using callId ${f.callId} and cursor 0.`;
+  const shortText = `Result stored as callId ${f.callId}; page it with ${f.getResultName}.`;
+  const fits = (r: CallToolResult) => jsonBytes(r) <= f.budgetBytes;
+
+  let doc = { ...full };
+  let text = longText;
+  if (!fits(make(doc, text))) text = shortText;
+  for (const key of ["nextAction", "downstream", "namespaced", "tool", "server"]) {
+    if (fits(make(doc, text))) break;
+    const { [key]: _dropped, ...rest } = doc;
+    doc = rest;
+  }
+  const base = make(doc, text);
+  const source = firstText(original);
+  if (!source || !fits(base)) return base;
+  // Largest preview (in bytes) that still fits: binary search over the clip length, because JSON
+  // escaping makes the serialized growth non-linear in the preview length.
+  let lo = 0;
+  let hi = Math.min(MAX_PREVIEW_BYTES, Buffer.byteLength(source, "utf8"));
+  let best: CallToolResult | undefined;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const preview = clipUtf8(source, mid);
+    const candidate = make(insertPreview(doc, preview), text);
+    if (preview !== "" && fits(candidate)) {
+      best = candidate;
+      lo = mid + 1;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return best ?? base;
+}
+
+function insertPreview(doc: JsonObject, preview: string): JsonObject {
+  // Keep the documented field order: preview sits just before nextAction.
+  const { nextAction, ...rest } = doc;
+  return { ...rest, preview, ...(nextAction !== undefined ? { nextAction } : {}) };
+}
+
+function firstText(result: CallToolResult): string | undefined {
+  for (const block of result.content ?? []) {
+    if (block.type === "text" && block.text.trim() !== "") return block.text;
+  }
+  if (result.structuredContent) return JSON.stringify(result.structuredContent);
+  return undefined;
+}
+
+/**
+ * Clips text to at most maxBytes of UTF-8, never splitting a character; a clipped text ends
+ * with "…" (counted in the limit). Lone surrogates are replaced so the output is valid UTF-8.
+ */
+export function clipUtf8(text: string, maxBytes: number): string {
+  const valid = text.toWellFormed();
+  if (Buffer.byteLength(valid, "utf8") <= maxBytes) return valid;
+  if (maxBytes < 4) return "";
+  const budget = maxBytes - 3; // "…" is 3 bytes
+  let bytes = 0;
+  let end = 0;
+  for (const ch of valid) {
+    const n = Buffer.byteLength(ch, "utf8");
+    if (bytes + n > budget) break;
+    bytes += n;
+    end += ch.length;
+  }
+  return `${valid.slice(0, end)}…`;
+}
+
+/** Decoded bytes per page for a response budget (0 = unlimited → the 8 KiB maximum). */
+export function pageSize(budget: number): number {
+  if (budget === 0) return MAX_PAGE_BYTES;
+  return Math.max(1, Math.min(MAX_PAGE_BYTES, Math.floor((budget - PAGE_OVERHEAD) / 3)));
+}
+
+export interface PageFields {
+  callId: string;
+  data: Buffer;
+  cursor: number;
+  totalBytes: number;
+  mediaType: string;
+}
+
+export function pageDocument(p: PageFields): JsonObject {
+  const nextCursor = p.cursor + p.data.length;
+  return {
+    status: "ok",
+    callId: p.callId,
+    mediaType: p.mediaType,
+    data: p.data.toString("base64"),
+    cursor: p.cursor,
+    nextCursor,
+    done: nextCursor >= p.totalBytes,
+    totalBytes: p.totalBytes,
+  };
+}

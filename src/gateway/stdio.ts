@@ -1,0 +1,52 @@
+// `mcphub mcp serve` over stdio: one harness, one agent, one hub. The process lives exactly as
+// long as its harness: it shuts down (killing every downstream process tree) when stdin closes
+// or on SIGINT/SIGTERM.
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { Config } from "../config/schema.js";
+import { Hub } from "./hub.js";
+import type { Logger } from "./log.js";
+import { createSession } from "./session.js";
+
+export interface ServeOptions {
+  config: Config;
+  dataDir: string;
+  env: NodeJS.ProcessEnv;
+  agent?: string;
+  log: Logger;
+}
+
+export async function serveStdio(opts: ServeOptions): Promise<void> {
+  const hub = new Hub(opts);
+  // Building the view validates --agent before anything is spawned.
+  let view;
+  try {
+    view = hub.view(opts.agent);
+  } catch (err) {
+    await hub.close();
+    throw err;
+  }
+  const session = createSession(hub, view);
+  const transport = new StdioServerTransport();
+  await session.server.connect(transport);
+  hub.start();
+
+  await new Promise<void>((resolve) => {
+    let stopping = false;
+    const stop = (why: string) => {
+      if (stopping) return;
+      stopping = true;
+      opts.log.info(`shutting down (${why})`);
+      session.dispose();
+      void hub
+        .close()
+        .catch((err: unknown) => opts.log.error(`shutdown: ${String(err)}`))
+        .finally(resolve);
+    };
+    process.stdin.once("end", () => stop("stdin closed"));
+    process.stdin.once("close", () => stop("stdin closed"));
+    transport.onclose = () => stop("transport closed");
+    process.once("SIGTERM", () => stop("SIGTERM"));
+    process.once("SIGINT", () => stop("SIGINT"));
+    process.once("SIGHUP", () => stop("SIGHUP"));
+  });
+}

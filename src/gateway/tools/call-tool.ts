@@ -1,0 +1,57 @@
+// mcphub_call_tool: route by server__tool or server + tool, validate the arguments against the
+// downstream schema (a bad call never reaches the downstream), then call through the one result
+// path, or start a detached call.
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { InvalidArgumentsError, invokeTool } from "../call.js";
+import { DetachedError } from "../detached.js";
+import { errorText } from "../hub.js";
+import { checkArguments } from "../validate-args.js";
+import { advertisedName } from "../management.js";
+import { badRequest, jsonResult, parseArgs, type ToolContext } from "./context.js";
+import { locateTool } from "./locate.js";
+
+const callArgs = z.strictObject({
+  tool: z.string(),
+  server: z.string().optional(),
+  arguments: z.record(z.string(), z.unknown()).nullable().optional(),
+  detach: z.boolean().optional(),
+  timeout_ms: z.number().int().optional(),
+});
+
+export async function callTool(ctx: ToolContext, raw: unknown): Promise<CallToolResult> {
+  const args = parseArgs(callArgs, raw, '{tool: "server__tool", arguments: {...}} (optionally detach: true, timeout_ms)');
+  const found = await locateTool(ctx, args.server, args.tool);
+  if ("doc" in found) return jsonResult(found.doc);
+  const { entry } = found;
+  const toolArgs = args.arguments ?? {};
+  if (args.detach) {
+    const problems = checkArguments(entry.inputSchema, toolArgs);
+    if (problems) {
+      return jsonResult({
+        status: "invalid_arguments",
+        namespaced: entry.namespaced,
+        missing: problems.missing,
+        invalid: problems.invalid,
+        hint: `Nothing was started. Call ${advertisedName("describe_tool", ctx.view.naming)} for ${entry.namespaced}, then retry with the arguments fixed.`,
+      });
+    }
+    try {
+      return jsonResult(await ctx.hub.detached.start(ctx.view, entry, toolArgs, args.timeout_ms));
+    } catch (err) {
+      if (err instanceof DetachedError) return badRequest(err.message);
+      return badRequest(`detach ${entry.namespaced}: ${errorText(err)}`);
+    }
+  }
+  try {
+    return await invokeTool(ctx.hub, ctx.view, entry, toolArgs, {
+      via: "call_tool",
+      ...(args.timeout_ms !== undefined ? { timeoutMs: args.timeout_ms } : {}),
+      signal: ctx.signal,
+      ...(ctx.onProgress ? { onProgress: ctx.onProgress } : {}),
+    });
+  } catch (err) {
+    if (err instanceof InvalidArgumentsError) return jsonResult(err.document);
+    return badRequest(`call ${entry.namespaced}: ${errorText(err)}`);
+  }
+}

@@ -1,0 +1,40 @@
+// Shared plumbing for the management tool handlers: the per-call context, the two result
+// shapes (a JSON document in both structuredContent and one text block; a bad-request error),
+// and argument parsing with messages that say what to send instead.
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { z } from "zod";
+import type { JsonObject } from "../../catalog/types.js";
+import type { Hub } from "../hub.js";
+import type { AgentView } from "../view.js";
+
+export interface ToolContext {
+  hub: Hub;
+  view: AgentView;
+  signal: AbortSignal;
+  /** Forwards downstream progress to the caller's progress token (when the caller sent one). */
+  onProgress?: (p: { progress: number; total?: number; message?: string }) => void;
+}
+
+/** A management tool answer: the same JSON in structuredContent and (indented) in one text block. */
+export function jsonResult(doc: JsonObject, opts: { compactText?: boolean } = {}): CallToolResult {
+  return {
+    content: [{ type: "text", text: opts.compactText ? JSON.stringify(doc) : JSON.stringify(doc, null, 2) }],
+    structuredContent: doc,
+  };
+}
+
+/** A request the gateway cannot act on: isError with a message that says what to send instead. */
+export function badRequest(message: string): CallToolResult {
+  return { content: [{ type: "text", text: message }], isError: true };
+}
+
+export class BadRequest extends Error {}
+
+/** Parses management-tool arguments; throws BadRequest with a one-line, actionable message. */
+export function parseArgs<T extends z.ZodType>(schema: T, raw: unknown, usage: string): z.output<T> {
+  const r = schema.safeParse(raw ?? {});
+  if (r.success) return r.data;
+  const issue = r.error.issues[0];
+  const where = issue && issue.path.length ? `${issue.path.join(".")}: ` : "";
+  throw new BadRequest(`${where}${issue?.message ?? "invalid arguments"}. Send ${usage}.`);
+}

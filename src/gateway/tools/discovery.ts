@@ -1,0 +1,65 @@
+// The discovery tools: search_tools, resolve_tool and describe_tool. Ranking and the exact
+// response documents live in src/catalog/search; this file binds them to the agent's scope and
+// catalogue revision, and resolves tool references for describe.
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { buildResolveResponse, buildSearchResponse } from "../../catalog/search/responses.js";
+import type { JsonObject } from "../../catalog/types.js";
+import { BadRequest, jsonResult, parseArgs, type ToolContext } from "./context.js";
+import { locateTool } from "./locate.js";
+
+const searchArgs = z.strictObject({
+  query: z.string().optional(),
+  queries: z.array(z.string()).max(10, "at most 10 queries").optional(),
+  max_hits: z.number().int().optional(),
+});
+
+export async function searchTools(ctx: ToolContext, raw: unknown): Promise<CallToolResult> {
+  const args = parseArgs(searchArgs, raw, '{query: "what you want to do"} or {queries: ["...", "..."]}, optionally max_hits (1-100)');
+  const { view, hub } = ctx;
+  const doc = buildSearchResponse(hub.catalog.index, args, {
+    revision: view.revision(),
+    filter: (e) => view.allows(e),
+    all: view.entries(),
+  });
+  return jsonResult(doc);
+}
+
+const resolveArgs = z.strictObject({ query: z.string(), max_hits: z.number().int().optional() });
+
+export async function resolveTool(ctx: ToolContext, raw: unknown): Promise<CallToolResult> {
+  const args = parseArgs(resolveArgs, raw, '{query: "the goal in plain words"}, optionally max_hits (1-10)');
+  const { view, hub } = ctx;
+  const doc = buildResolveResponse(hub.catalog.index, args, {
+    revision: view.revision(),
+    filter: (e) => view.allows(e),
+  });
+  return jsonResult(doc);
+}
+
+const describeArgs = z.strictObject({ tool: z.string(), server: z.string().optional() });
+
+export async function describeTool(ctx: ToolContext, raw: unknown): Promise<CallToolResult> {
+  const args = parseArgs(describeArgs, raw, '{tool: "server__tool"} or {server: "name", tool: "tool"}');
+  const found = await locateTool(ctx, args.server, args.tool);
+  if ("doc" in found) return jsonResult(found.doc);
+  const e = found.entry;
+  const doc: JsonObject = {
+    contract_version: 1,
+    catalog_revision: ctx.view.revision(),
+    server: e.server,
+    tool: e.tool,
+    downstream: e.wire,
+    namespaced: e.namespaced,
+    ...(e.title !== undefined ? { title: e.title } : {}),
+    description: e.description,
+    input_schema: e.inputSchema,
+    ...(e.outputSchema ? { output_schema: e.outputSchema } : {}),
+    ...(e.annotations ? { annotations: e.annotations } : {}),
+    ...(e.useWhen.length ? { use_when: e.useWhen } : {}),
+    ...(e.toolUseWhen.length ? { tool_use_when: e.toolUseWhen } : {}),
+  };
+  return jsonResult(doc);
+}
+
+export { BadRequest };

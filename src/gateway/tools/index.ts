@@ -1,0 +1,33 @@
+// Dispatch of the eight management tools. Bad requests and scope refusals become isError
+// results with an actionable message; nothing here throws into the MCP server.
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { errorText } from "../hub.js";
+import type { ManagementTool } from "../management.js";
+import { callTool } from "./call-tool.js";
+import { BadRequest, badRequest, type ToolContext } from "./context.js";
+import { describeTool, resolveTool, searchTools } from "./discovery.js";
+import { listServers } from "./list-servers.js";
+import { OutOfScope } from "./locate.js";
+import { getResult, pollResult } from "./results.js";
+import { stats } from "./stats.js";
+
+const HANDLERS: Record<ManagementTool, (ctx: ToolContext, args: unknown) => Promise<CallToolResult>> = {
+  list_servers: (ctx) => listServers(ctx),
+  search_tools: searchTools,
+  describe_tool: describeTool,
+  resolve_tool: resolveTool,
+  call_tool: callTool,
+  get_result: getResult,
+  poll_result: pollResult,
+  stats,
+};
+
+export async function runManagementTool(tool: ManagementTool, ctx: ToolContext, args: unknown): Promise<CallToolResult> {
+  try {
+    return await HANDLERS[tool](ctx, args);
+  } catch (err) {
+    if (err instanceof BadRequest || err instanceof OutOfScope) return badRequest(err.message);
+    ctx.hub.log.error(`${tool} failed: ${errorText(err)}`);
+    return badRequest(`${tool} failed: ${errorText(err)}`);
+  }
+}

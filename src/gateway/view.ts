@@ -1,0 +1,131 @@
+// An AgentView is the catalogue as one agent sees it: its scope, pins and schema budget applied.
+// Every surface (tools/list, every management tool, receipts, detached calls) asks the view, so
+// scope is enforced in one place. Derived data is cached per catalogue generation.
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Catalog } from "../catalog/catalog.js";
+import { catalogRevision } from "../catalog/revision.js";
+import { capabilitySummary } from "../catalog/search/summary.js";
+import type { CatalogEntry } from "../catalog/types.js";
+import type { Config } from "../config/schema.js";
+import { canonicalJson } from "../util/canonical-json.js";
+import { managementDefinitions, type ManagementNaming, type ManagementTool, advertisedName } from "./management.js";
+import { selectAdvertised, type BudgetReport } from "./policy/advertise.js";
+import { buildInstructions } from "./policy/instructions.js";
+import { effectivePins } from "./policy/pins.js";
+import { Scope } from "./policy/scope.js";
+
+export interface Advertisement {
+  tools: Tool[];
+  /** Canonical JSON of `tools`, to detect a real change before emitting list_changed. */
+  fingerprint: string;
+  downstreamCount: number;
+  report?: BudgetReport;
+}
+
+export class AgentView {
+  readonly scope: Scope;
+  readonly pins: string[];
+  readonly budget: number | undefined;
+  readonly naming: ManagementNaming;
+  readonly instructions: string;
+  private cache: { generation: number; entries: CatalogEntry[]; revision?: string; ad?: Advertisement } | undefined;
+
+  constructor(
+    readonly config: Config,
+    private readonly catalog: Catalog,
+    /** The agent name, or undefined for an unscoped gateway. */
+    readonly agent: string | undefined,
+  ) {
+    this.scope = new Scope(config, agent);
+    this.pins = effectivePins(config, agent);
+    this.budget = agent !== undefined ? config.agents[agent]?.tool_schema_budget : undefined;
+    this.naming = config.management_tool_names;
+    this.instructions = buildInstructions({
+      expose: config.expose,
+      summary: this.summary(),
+      hasPins: config.expose === "lazy" && this.pins.length > 0,
+      ...(this.budget !== undefined ? { budget: this.budget } : {}),
+      toolNames: (clean: string) => advertisedName(clean as ManagementTool, this.naming),
+    });
+  }
+
+  /** The agent's identity as recorded on receipts and in telemetry ("" when unscoped). */
+  get owner(): string {
+    return this.agent ?? "";
+  }
+
+  /** In-scope entries of connected servers, sorted by namespaced name. */
+  entries(): CatalogEntry[] {
+    return this.fresh().entries;
+  }
+
+  allows(entry: CatalogEntry): boolean {
+    return this.scope.allowsTool(entry.server, entry.tool, entry.wire, this.catalog.planOf(entry.server));
+  }
+
+  /** Scope check by names alone (stored receipts, detached calls), with the live plan if any. */
+  allowsName(server: string, fragment: string, wire: string): boolean {
+    return this.scope.allowsTool(server, fragment, wire, this.catalog.planOf(server));
+  }
+
+  revision(): string {
+    const c = this.fresh();
+    c.revision ??= catalogRevision(c.entries);
+    return c.revision;
+  }
+
+  advertisement(): Advertisement {
+    const c = this.fresh();
+    if (!c.ad) {
+      const selected = selectAdvertised({
+        entries: c.entries,
+        expose: this.config.expose,
+        pins: this.pins,
+        planOf: (server) => this.catalog.planOf(server),
+        ...(this.budget !== undefined ? { budget: this.budget } : {}),
+      });
+      // Mounted definitions come back in canonical key order, so the listing is byte-identical
+      // across restarts whatever order a downstream serialised its definitions in.
+      const tools = [...managementDefinitions(this.naming), ...selected.tools];
+      c.ad = {
+        tools,
+        fingerprint: canonicalJson(tools),
+        downstreamCount: selected.tools.length,
+        ...(selected.report ? { report: selected.report } : {}),
+      };
+    }
+    return c.ad;
+  }
+
+  /** Resolves an inbound tool reference (public, wire or stutter spelling) within scope. */
+  lookup(server: string, tool: string): { entry?: CatalogEntry; outOfScope: boolean } {
+    const entry = this.catalog.lookup(server, tool);
+    if (!entry) return { outOfScope: !this.scope.allowsServer(server) };
+    return this.allows(entry) ? { entry, outOfScope: false } : { outOfScope: true };
+  }
+
+  private fresh() {
+    if (!this.cache || this.cache.generation !== this.catalog.generation) {
+      this.cache = {
+        generation: this.catalog.generation,
+        entries: this.catalog.entries().filter((e) => this.allows(e)),
+      };
+    }
+    return this.cache;
+  }
+
+  private summary(): string {
+    const allow = this.scope.toolAllowlist;
+    const servers = Object.entries(this.config.servers)
+      .filter(([name, s]) => s.enabled && this.scope.allowsServer(name))
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([name, s]) => ({
+        name,
+        ...(s.description !== undefined ? { description: s.description } : {}),
+        ...(s.tags ? { tags: s.tags } : {}),
+        ...(s.use_when ? { use_when: s.use_when } : {}),
+        ...(allow ? { allowedTools: allow.filter((t) => t.startsWith(`${name}__`)).map((t) => t.slice(name.length + 2)) } : {}),
+      }));
+    return capabilitySummary(servers);
+  }
+}

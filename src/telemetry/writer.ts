@@ -1,0 +1,150 @@
+// The recording side. `record()` is synchronous and cheap: it encodes the line and queues it; a
+// single background drain appends queued lines to the day file through an O_APPEND descriptor.
+// Each write() carries only whole lines (a batch is capped well below any size at which a local
+// filesystem would split it), so the kernel positions every write at the current end of file and
+// several gateway processes appending at once never interleave or overwrite each other's records.
+// Telemetry is best effort: nothing here ever throws into a proxied call; failures are counted.
+import { open, type FileHandle } from "node:fs/promises";
+import { join } from "node:path";
+import { dayFileName, ensureTelemetryDir, pruneTelemetry, DEFAULT_RETENTION_DAYS } from "./files.js";
+import { encodeRecord, type CallRecord } from "./record.js";
+
+/** Upper bound for one write(): complete lines only, far below sizes where writes get split. */
+const MAX_BATCH_BYTES = 64 * 1024;
+
+export interface TelemetryOptions {
+  dataDir: string;
+  /** Day files older than this are pruned when the writer opens and at each new day. Default 30. */
+  retentionDays?: number;
+}
+
+interface Pending {
+  file: string;
+  line: string;
+}
+
+export class Telemetry {
+  private readonly dir: string;
+  private readonly queue: Pending[] = [];
+  private draining: Promise<void> | undefined;
+  private handle: { file: string; fh: FileHandle } | undefined;
+  private pruning: Promise<void> | undefined;
+  private closed = false;
+  private droppedCount = 0;
+
+  private constructor(
+    private readonly dataDir: string,
+    private readonly retentionDays: number,
+  ) {
+    this.dir = ensureTelemetryDir(dataDir);
+  }
+
+  /** Opens (creating 0700 directories) and prunes expired day files in the background. */
+  static open(opts: TelemetryOptions): Telemetry {
+    const days = opts.retentionDays ?? DEFAULT_RETENTION_DAYS;
+    if (!Number.isFinite(days) || days <= 0) throw new Error(`telemetry retention must be a positive number of days, got ${days}`);
+    const t = new Telemetry(opts.dataDir, days);
+    t.prune();
+    return t;
+  }
+
+  /** Records that could not be written (I/O failure, or recorded after close). */
+  get dropped(): number {
+    return this.droppedCount;
+  }
+
+  record(r: CallRecord): void {
+    if (this.closed) {
+      this.droppedCount++;
+      return;
+    }
+    try {
+      const ts = Number.isFinite(r.ts) && r.ts > 0 ? r.ts : Date.now();
+      this.queue.push({ file: dayFileName(ts), line: encodeRecord({ ...r, ts }) });
+    } catch {
+      this.droppedCount++;
+      return;
+    }
+    this.kick();
+  }
+
+  private kick(): void {
+    if (this.draining) return;
+    this.draining = this.drain().finally(() => {
+      this.draining = undefined;
+      // A record queued between the drain's last check and now would otherwise wait for the next.
+      if (this.queue.length > 0) this.kick();
+    });
+  }
+
+  /** Resolves once every record queued before the call is on disk (or counted as dropped). */
+  async flush(): Promise<void> {
+    while (this.draining) await this.draining;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.flush();
+    await this.pruning;
+    const h = this.handle;
+    this.handle = undefined;
+    await h?.fh.close().catch(() => undefined);
+  }
+
+  private prune(): void {
+    if (this.pruning) return;
+    this.pruning = pruneTelemetry(this.dataDir, { retentionDays: this.retentionDays })
+      .then(() => undefined, () => undefined)
+      .finally(() => {
+        this.pruning = undefined;
+      });
+  }
+
+  private async drain(): Promise<void> {
+    while (this.queue.length > 0) {
+      const first = this.queue[0] as Pending;
+      let n = 0;
+      let bytes = 0;
+      const lines: string[] = [];
+      // One batch = consecutive lines for the same day file, bounded in size.
+      while (n < this.queue.length) {
+        const p = this.queue[n] as Pending;
+        if (p.file !== first.file || (n > 0 && bytes + p.line.length > MAX_BATCH_BYTES)) break;
+        lines.push(p.line);
+        bytes += p.line.length;
+        n++;
+      }
+      this.queue.splice(0, n);
+      try {
+        const fh = await this.fileFor(first.file);
+        const buf = Buffer.from(lines.join(""), "utf8");
+        let off = 0;
+        while (off < buf.length) {
+          const { bytesWritten } = await fh.write(buf, off, buf.length - off);
+          if (bytesWritten <= 0) throw new Error("short write");
+          off += bytesWritten;
+        }
+      } catch {
+        this.droppedCount += n;
+        await this.closeHandle();
+      }
+    }
+  }
+
+  private async fileFor(file: string): Promise<FileHandle> {
+    if (this.handle?.file === file) return this.handle.fh;
+    await this.closeHandle();
+    // "a" = O_WRONLY|O_CREAT|O_APPEND; 0600 for a new file, and tightened if it already existed.
+    const fh = await open(join(this.dir, file), "a", 0o600);
+    await fh.chmod(0o600).catch(() => undefined);
+    this.handle = { file, fh };
+    this.prune(); // a new day: a good moment to drop the oldest day.
+    return fh;
+  }
+
+  private async closeHandle(): Promise<void> {
+    const h = this.handle;
+    this.handle = undefined;
+    await h?.fh.close().catch(() => undefined);
+  }
+}

@@ -1,0 +1,393 @@
+// The result store: oversized tool results, encrypted at rest in fixed-size chunks (see
+// chunkfile.ts), one file per callId under vault/results/. A page decrypts only the chunks it
+// covers, so memory stays flat however large the result. Files land by atomic rename, so several
+// gateway processes of the same user can write and read at once; expired results are invisible and
+// pruned on open, opportunistically on put, and by prune().
+import { randomBytes } from "node:crypto";
+import type { Stats } from "node:fs";
+import { open, readdir, rename, rm, stat, unlink, type FileHandle } from "node:fs/promises";
+import { join } from "node:path";
+import { ChunkReader, ChunkWriter, FormatError, type ResultHeader } from "./chunkfile.js";
+import { CursorOutOfRangeError, VaultLockedError, VaultTamperedError } from "./errors.js";
+import { FILE_MODE, ensurePrivateDir, isErrno, syncDir, tempPathFor } from "./fsutil.js";
+import { openKeyring, vaultPaths, type KeyStatus, type Keyring } from "./keys.js";
+import { encodeUtf8InSlices } from "./utf8slices.js";
+
+export { CursorOutOfRangeError, VaultLockedError, VaultTamperedError };
+
+export interface ResultMeta {
+  callId: string;
+  server: string;
+  /** The downstream (wire) tool name. */
+  tool: string;
+  /** The public name, `server__tool`. */
+  namespaced: string;
+  /** Opaque owner tag (the agent whose scope may read it). */
+  agent: string;
+  kind: "result" | "detached";
+  mediaType: string;
+  created: number;
+  expires: number;
+  totalBytes: number;
+  isError?: boolean;
+}
+
+export interface PutMeta {
+  server: string;
+  tool: string;
+  namespaced: string;
+  agent: string;
+  kind?: "result" | "detached";
+  mediaType?: string;
+  isError?: boolean;
+  callId?: string;
+}
+
+/** read() of a callId that is unknown or expired. */
+export class ResultNotFoundError extends Error {
+  constructor(callId: string) {
+    super(`no stored result ${callId} (unknown or expired)`);
+    this.name = "ResultNotFoundError";
+  }
+}
+
+export interface ResultStoreOptions {
+  dataDir: string;
+  retentionMs: number;
+  env?: NodeJS.ProcessEnv;
+  /** An already-opened keyring (saves a second scrypt run when a process opens several stores). */
+  keyring?: Keyring;
+  /** Plaintext bytes per chunk (default 64 KiB). Recorded per file; readers follow the file. */
+  chunkSize?: number;
+}
+
+export const DEFAULT_CHUNK_SIZE = 64 * 1024;
+const CALL_ID = /^[A-Za-z0-9_-]{1,128}$/;
+/** Temp files older than this are leftovers of a crashed writer. */
+const STALE_TEMP_MS = 60 * 60 * 1000;
+const HEADER_CACHE_ENTRIES = 64;
+const CHUNK_CACHE_ENTRIES = 4;
+
+/** A 32-hex-character random callId (16 random bytes), as receipts use. */
+export function newCallId(): string {
+  return randomBytes(16).toString("hex");
+}
+
+function toMeta(h: ResultHeader): ResultMeta {
+  const meta: ResultMeta = {
+    callId: h.callId,
+    server: h.server,
+    tool: h.tool,
+    namespaced: h.namespaced,
+    agent: h.agent,
+    kind: h.kind,
+    mediaType: h.mediaType,
+    created: h.created,
+    expires: h.expires,
+    totalBytes: h.totalBytes,
+  };
+  if (h.isError !== undefined) meta.isError = h.isError;
+  return meta;
+}
+
+interface CachedReader {
+  ino: number;
+  size: number;
+  mtimeMs: number;
+  reader: ChunkReader;
+}
+
+/** Same file as when it was cached? A re-put of the same callId renames a new inode into place. */
+function sameFile(st: Stats, c: CachedReader): boolean {
+  return st.ino === c.ino && st.size === c.size && st.mtimeMs === c.mtimeMs;
+}
+
+export class ResultStore {
+  private readonly dir: string;
+  private lastPrune = 0;
+  /** Authenticated headers by callId; avoids re-decrypting the header on every page. */
+  private readonly readers = new Map<string, CachedReader>();
+  /** The last few decrypted chunks: sequential small pages reuse a chunk instead of re-decrypting. */
+  private readonly chunks: { reader: ChunkReader; index: number; plain: Buffer }[] = [];
+
+  private constructor(
+    private readonly dataKey: Buffer,
+    private readonly status: KeyStatus,
+    dataDir: string,
+    private readonly retentionMs: number,
+    private readonly chunkSize: number,
+  ) {
+    this.dir = vaultPaths(dataDir).results;
+  }
+
+  static async open(opts: ResultStoreOptions): Promise<ResultStore> {
+    if (!Number.isFinite(opts.retentionMs) || opts.retentionMs <= 0) {
+      throw new Error(`result retention must be a positive duration, got ${opts.retentionMs} ms`);
+    }
+    const chunkSize = opts.chunkSize ?? DEFAULT_CHUNK_SIZE;
+    if (!Number.isInteger(chunkSize) || chunkSize < 16 || chunkSize > 16 * 1024 * 1024) {
+      throw new Error(`chunk size must be an integer between 16 B and 16 MiB, got ${chunkSize}`);
+    }
+    const keyring = opts.keyring ?? (await openKeyring(opts.dataDir, opts.env ?? process.env));
+    const store = new ResultStore(keyring.dataKey, keyring.status, opts.dataDir, opts.retentionMs, chunkSize);
+    await ensurePrivateDir(store.dir);
+    await store.prune();
+    return store;
+  }
+
+  keyStatus(): KeyStatus {
+    return { ...this.status };
+  }
+
+  /**
+   * Stores `payload` (a string is stored as its UTF-8 bytes) and returns its metadata. A string is
+   * encoded slice by slice straight into encrypted chunks: no second full-size copy is made.
+   */
+  async put(meta: PutMeta, payload: string | Uint8Array): Promise<ResultMeta> {
+    const callId = meta.callId ?? newCallId();
+    if (!CALL_ID.test(callId)) throw new Error(`invalid callId ${JSON.stringify(callId.slice(0, 40))}: use 1-128 letters, digits, "_" or "-"`);
+    const totalBytes = typeof payload === "string" ? Buffer.byteLength(payload, "utf8") : payload.byteLength;
+    const created = Date.now();
+    const header: ResultHeader = {
+      v: 1,
+      callId,
+      server: meta.server,
+      tool: meta.tool,
+      namespaced: meta.namespaced,
+      agent: meta.agent,
+      kind: meta.kind ?? "result",
+      mediaType: meta.mediaType ?? "application/json",
+      created,
+      expires: created + this.retentionMs,
+      totalBytes,
+      chunkSize: this.chunkSize,
+      chunkCount: Math.ceil(totalBytes / this.chunkSize),
+    };
+    if (meta.isError !== undefined) header.isError = meta.isError;
+
+    const target = this.pathFor(callId);
+    const tmp = tempPathFor(target);
+    const handle = await open(tmp, "wx", FILE_MODE);
+    try {
+      const writer = await ChunkWriter.start(handle, this.dataKey, header);
+      if (typeof payload === "string") {
+        await encodeUtf8InSlices(payload, (bytes) => writer.push(bytes));
+      } else {
+        await writer.push(payload);
+      }
+      await writer.finish();
+      await handle.sync();
+      await handle.close();
+      await rename(tmp, target);
+    } catch (err) {
+      await handle.close().catch(() => undefined);
+      await rm(tmp, { force: true });
+      throw err;
+    }
+    await syncDir(this.dir);
+    this.forget(callId);
+    await this.maybePrune(created);
+    return toMeta(header);
+  }
+
+  /** Metadata of a live result; undefined when unknown or expired. Tampering still throws. */
+  async meta(callId: string): Promise<ResultMeta | undefined> {
+    const opened = await this.openResult(callId);
+    if (!opened) return undefined;
+    await opened.handle.close();
+    return toMeta(opened.reader.header);
+  }
+
+  /**
+   * Returns bytes [cursor, cursor+length) of a live result (fewer at the end). `cursor == totalBytes`
+   * is a valid empty final page; beyond it throws CursorOutOfRangeError (carrying the metadata).
+   * Decrypts only the chunks covering the range.
+   */
+  async read(callId: string, cursor: number, length: number): Promise<{ meta: ResultMeta; data: Buffer }> {
+    if (!Number.isSafeInteger(cursor) || cursor < 0) throw new RangeError(`cursor must be a non-negative integer, got ${cursor}`);
+    if (!Number.isSafeInteger(length) || length < 0) throw new RangeError(`length must be a non-negative integer, got ${length}`);
+    const opened = await this.openResult(callId);
+    if (!opened) throw new ResultNotFoundError(callId);
+    const { handle, reader } = opened;
+    try {
+      const h = reader.header;
+      const meta = toMeta(h);
+      if (cursor > h.totalBytes) {
+        throw new CursorOutOfRangeError(`cursor ${cursor} is past the end of result ${callId} (${h.totalBytes} bytes)`, meta);
+      }
+      const end = Math.min(h.totalBytes, cursor + length);
+      if (end === cursor) return { meta, data: Buffer.alloc(0) };
+      const first = Math.floor(cursor / h.chunkSize);
+      const last = Math.floor((end - 1) / h.chunkSize);
+      const data = Buffer.allocUnsafe(end - cursor);
+      let filled = 0;
+      for (let index = first; index <= last; index++) {
+        const plain = await this.chunk(handle, reader, index);
+        const chunkStart = index * h.chunkSize;
+        const from = Math.max(cursor, chunkStart) - chunkStart;
+        const to = Math.min(end, chunkStart + plain.length) - chunkStart;
+        plain.copy(data, filled, from, to);
+        filled += to - from;
+      }
+      return { meta, data };
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** Deletes expired results (and a crashed writer's leftovers). Returns how many results went. */
+  async prune(now: number = Date.now()): Promise<number> {
+    this.lastPrune = now;
+    let names: string[];
+    try {
+      names = await readdir(this.dir);
+    } catch (err) {
+      if (isErrno(err, "ENOENT")) return 0;
+      throw err;
+    }
+    let removed = 0;
+    for (const name of names) {
+      const path = join(this.dir, name);
+      if (name.endsWith(".tmp")) {
+        await removeIfOlder(path, now - STALE_TEMP_MS);
+        continue;
+      }
+      if (!name.endsWith(".res")) continue;
+      const callId = name.slice(0, -".res".length);
+      let expires: number | undefined;
+      try {
+        const opened = await this.openRaw(callId);
+        if (!opened) continue;
+        expires = opened.reader.header.expires;
+        await opened.handle.close();
+      } catch (err) {
+        if (!(err instanceof VaultTamperedError)) throw err;
+        // Unreadable (corrupt, or written under another key): keep it for the retention window so
+        // it can be inspected, then clear it like any other expired entry.
+        if (await removeIfOlder(path, now - this.retentionMs)) removed++;
+        continue;
+      }
+      if (expires !== undefined && expires <= now) {
+        try {
+          await unlink(path);
+          removed++;
+        } catch (err) {
+          if (!isErrno(err, "ENOENT")) throw err; // another process pruned it first
+        }
+        this.forget(callId);
+      }
+    }
+    return removed;
+  }
+
+  /** Live results: how many and their plaintext size. */
+  async stats(now: number = Date.now()): Promise<{ count: number; bytes: number; diskBytes: number }> {
+    let names: string[];
+    try {
+      names = await readdir(this.dir);
+    } catch (err) {
+      if (isErrno(err, "ENOENT")) return { count: 0, bytes: 0, diskBytes: 0 };
+      throw err;
+    }
+    let count = 0;
+    let bytes = 0;
+    let diskBytes = 0;
+    for (const name of names) {
+      if (!name.endsWith(".res")) continue;
+      try {
+        const opened = await this.openRaw(name.slice(0, -".res".length));
+        if (!opened) continue;
+        await opened.handle.close();
+        if (opened.reader.header.expires <= now) continue;
+        count++;
+        bytes += opened.reader.header.totalBytes;
+        diskBytes += opened.size;
+      } catch (err) {
+        if (!(err instanceof VaultTamperedError)) throw err;
+      }
+    }
+    return { count, bytes, diskBytes };
+  }
+
+  private pathFor(callId: string): string {
+    return join(this.dir, `${callId}.res`);
+  }
+
+  private async maybePrune(now: number): Promise<void> {
+    if (now - this.lastPrune >= Math.min(60_000, this.retentionMs)) await this.prune(now);
+  }
+
+  /** Opens a live result; undefined when unknown or expired. */
+  private async openResult(callId: string): Promise<{ handle: FileHandle; reader: ChunkReader; ino: number } | undefined> {
+    const opened = await this.openRaw(callId);
+    if (!opened) return undefined;
+    if (opened.reader.header.expires <= Date.now()) {
+      await opened.handle.close();
+      return undefined;
+    }
+    return opened;
+  }
+
+  /** Opens a result file and authenticates its header (from cache when the file is unchanged). */
+  private async openRaw(callId: string): Promise<{ handle: FileHandle; reader: ChunkReader; ino: number; size: number } | undefined> {
+    if (!CALL_ID.test(callId)) return undefined;
+    let handle: FileHandle;
+    try {
+      handle = await open(this.pathFor(callId), "r");
+    } catch (err) {
+      if (isErrno(err, "ENOENT")) return undefined;
+      throw err;
+    }
+    try {
+      const st = await handle.stat();
+      const cached = this.readers.get(callId);
+      if (cached && sameFile(st, cached)) return { handle, reader: cached.reader, ino: st.ino, size: st.size };
+      const reader = await ChunkReader.open(handle, st.size, this.dataKey, callId);
+      this.readers.delete(callId);
+      this.readers.set(callId, { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, reader });
+      if (this.readers.size > HEADER_CACHE_ENTRIES) {
+        const oldest = this.readers.keys().next().value;
+        if (oldest !== undefined) this.readers.delete(oldest);
+      }
+      return { handle, reader, ino: st.ino, size: st.size };
+    } catch (err) {
+      await handle.close();
+      if (err instanceof FormatError) throw new VaultTamperedError(`stored result ${callId} failed authentication (${err.message}); it was altered or is corrupt`);
+      throw err;
+    }
+  }
+
+  private async chunk(handle: FileHandle, reader: ChunkReader, index: number): Promise<Buffer> {
+    const callId = reader.header.callId;
+    // Keyed by reader identity: a changed file (inode, size or mtime) gets a new reader.
+    const hit = this.chunks.find((c) => c.reader === reader && c.index === index);
+    if (hit) return hit.plain;
+    let plain: Buffer;
+    try {
+      plain = await reader.readChunk(handle, index);
+    } catch (err) {
+      if (err instanceof FormatError) throw new VaultTamperedError(`stored result ${callId} failed authentication (${err.message}); it was altered or is corrupt`);
+      throw err;
+    }
+    this.chunks.push({ reader, index, plain });
+    if (this.chunks.length > CHUNK_CACHE_ENTRIES) this.chunks.shift();
+    return plain;
+  }
+
+  private forget(callId: string): void {
+    this.readers.delete(callId);
+    for (let i = this.chunks.length - 1; i >= 0; i--) if (this.chunks[i]?.reader.header.callId === callId) this.chunks.splice(i, 1);
+  }
+}
+
+async function removeIfOlder(path: string, cutoff: number): Promise<boolean> {
+  try {
+    const st = await stat(path);
+    if (st.mtimeMs > cutoff) return false;
+    await unlink(path);
+    return true;
+  } catch (err) {
+    if (isErrno(err, "ENOENT")) return false;
+    throw err;
+  }
+}

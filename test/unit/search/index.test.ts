@@ -1,0 +1,124 @@
+import { describe, expect, it } from "vitest";
+import { SearchIndex } from "../../../src/catalog/search/index.js";
+import { entry, indexOf, sampleCatalog } from "./entries.js";
+
+const names = (idx: SearchIndex, q: string): string[] => idx.search(q).map((m) => m.entry.namespaced);
+
+describe("SearchIndex ranking", () => {
+  it("finds tools through synonyms of intent words", () => {
+    const idx = indexOf(sampleCatalog());
+    expect(names(idx, "download a webpage")[0]).toBe("hitspec__fetch");
+    expect(names(idx, "remove branch")[0]).toBe("github__delete_branch");
+    expect(names(idx, "add issue")[0]).toBe("github__create_issue");
+    expect(names(idx, "enumerate repos")[0]).toBe("github__list_repositories");
+    expect(names(idx, "lookup notes")[0]).toBe("notes__search_notes");
+    expect(names(idx, "post an email")[0]).toBe("mail__send_email");
+  });
+
+  it("prefers the literal word over a synonym", () => {
+    const idx = indexOf([
+      entry({ server: "a", tool: "download_file", description: "Download a file." }),
+      entry({ server: "b", tool: "get_file", description: "Get a file." }),
+    ]);
+    expect(names(idx, "download file")).toEqual(["a__download_file", "b__get_file"]);
+  });
+
+  it("matches stems, camelCase names, prefixes and one-letter typos", () => {
+    const idx = indexOf(sampleCatalog());
+    expect(names(idx, "resizing images")[0]).toBe("media__resizeImage");
+    expect(names(idx, "resize")[0]).toBe("media__resizeImage");
+    expect(names(idx, "repositor")[0]).toBe("github__list_repositories"); // prefix
+    expect(names(idx, "emial")[0]).toBe("mail__send_email"); // transposition
+    expect(names(idx, "repositries")[0]).toBe("github__list_repositories"); // deletion
+  });
+
+  it("ranks Spanish queries with folded diacritics", () => {
+    const idx = indexOf(sampleCatalog());
+    expect(names(idx, "quiero descargar una página web")[0]).toBe("hitspec__fetch");
+    expect(names(idx, "borrar la rama")).toContain("github__delete_branch");
+  });
+
+  it("reports matched terms in query order", () => {
+    const idx = indexOf(sampleCatalog());
+    const top = idx.search("write text file")[0];
+    expect(top?.entry.namespaced).toBe("files__write_file");
+    expect(top?.matchedTerms).toEqual(["write", "text", "file"]);
+  });
+
+  it("returns an exact tool name first: namespaced, wire, or a unique public fragment", () => {
+    const idx = indexOf([
+      ...sampleCatalog(),
+      entry({ server: "bob", tool: "context", wire: "bob_context", description: "Project context for the current file." }),
+    ]);
+    expect(names(idx, "files__write_file")[0]).toBe("files__write_file");
+    expect(names(idx, "FILES__WRITE_FILE")[0]).toBe("files__write_file");
+    expect(names(idx, "bob_context")[0]).toBe("bob__context");
+    expect(names(idx, "send_email")[0]).toBe("mail__send_email");
+    // Outside the filter, the fast path does not apply.
+    const filtered = idx.search("send_email", { filter: (e) => e.server !== "mail" });
+    expect(filtered.map((m) => m.entry.namespaced)).not.toContain("mail__send_email");
+  });
+
+  it("ignores empty and all-stopword queries", () => {
+    const idx = indexOf(sampleCatalog());
+    expect(idx.search("")).toEqual([]);
+    expect(idx.search("the of and")).toEqual([]);
+    expect(idx.search("zebra quantum")).toEqual([]);
+  });
+
+  it("is deterministic and breaks ties by name", () => {
+    const make = (): SearchIndex =>
+      indexOf([
+        entry({ server: "zeta", tool: "convert_units", description: "Convert between units." }),
+        entry({ server: "alpha", tool: "convert_units", description: "Convert between units." }),
+        entry({ server: "mid", tool: "convert_units", description: "Convert between units." }),
+      ]);
+    const a = make().search("convert units");
+    const b = make().search("convert units");
+    expect(a).toEqual(b);
+    expect(a.map((m) => m.entry.namespaced)).toEqual(["alpha__convert_units", "mid__convert_units", "zeta__convert_units"]);
+    expect(new Set(a.map((m) => m.score)).size).toBe(1);
+  });
+
+  it("applies the filter and maxHits", () => {
+    const idx = indexOf(sampleCatalog());
+    const r = idx.search("github repository issue branch", { filter: (e) => e.tool !== "create_issue", maxHits: 2 });
+    expect(r).toHaveLength(2);
+    expect(r.map((m) => m.entry.tool)).not.toContain("create_issue");
+  });
+
+  it("re-indexing one server leaves the other servers' results unchanged", () => {
+    const idx = indexOf(sampleCatalog());
+    const before = idx.search("read file disk");
+    const github = sampleCatalog().filter((e) => e.server === "github");
+    idx.setServer("github", github);
+    expect(idx.search("read file disk")).toEqual(before);
+    // Same number of tools, new words that the query does not use: the files results stay put.
+    idx.setServer(
+      "github",
+      github.map((e) => ({ ...e, description: `${e.description} Pull request helper.` })),
+    );
+    expect(idx.search("read file disk")).toEqual(before);
+    expect(idx.size()).toBe(sampleCatalog().length);
+  });
+
+  it("removes a server completely", () => {
+    const idx = indexOf(sampleCatalog());
+    idx.removeServer("github");
+    expect(idx.size()).toBe(sampleCatalog().length - 3);
+    expect(names(idx, "repository issue branch")).toEqual([]);
+    expect(names(idx, "github__create_issue")).toEqual([]);
+    idx.removeServer("github"); // removing twice is harmless
+    idx.setServer("github", sampleCatalog().filter((e) => e.server === "github"));
+    expect(names(idx, "github__create_issue")[0]).toBe("github__create_issue");
+  });
+
+  it("uses server metadata (use_when, tags) and per-tool hints", () => {
+    const idx = indexOf([
+      entry({ server: "cortex", tool: "plan", description: "Make a plan.", useWhen: ["planning a feature"], tags: ["planning"] }),
+      entry({ server: "bob", tool: "plan", description: "Make a plan.", toolUseWhen: ["writing release notes"] }),
+    ]);
+    expect(names(idx, "release notes")[0]).toBe("bob__plan");
+    expect(names(idx, "planning")[0]).toBe("cortex__plan");
+  });
+});

@@ -1,0 +1,261 @@
+import { describe, expect, it } from "vitest";
+import { buildResolveResponse, buildSearchResponse } from "../../../src/catalog/search/responses.js";
+import { REASON_CODES } from "../../../src/catalog/search/assess.js";
+import type { SearchIndex } from "../../../src/catalog/search/index.js";
+import type { CatalogEntry, JsonObject } from "../../../src/catalog/types.js";
+import { checkResolveContract } from "../../helpers/resolve-contract.js";
+import { entry, indexOf, sampleCatalog } from "./entries.js";
+
+const REV = "catalog-v1-0123456789abcdef01234567";
+const seenReasons = new Set<string>();
+
+/** Every resolve document goes through local-agent's parse rules. */
+function resolve(idx: SearchIndex, query: string, maxHits?: number, filter?: (e: CatalogEntry) => boolean): JsonObject {
+  const doc = buildResolveResponse(idx, { query, ...(maxHits !== undefined ? { max_hits: maxHits } : {}) }, { revision: REV, ...(filter ? { filter } : {}) });
+  if (!("error" in doc)) {
+    expect(checkResolveContract(doc, maxHits !== undefined && maxHits > 0 && maxHits <= 10 ? maxHits : 5)).toEqual([]);
+    expect(checkResolveContract(JSON.stringify(doc))).toEqual([]);
+    for (const r of doc["reason_codes"] as string[]) seenReasons.add(r);
+  }
+  return doc;
+}
+
+function search(idx: SearchIndex, args: { query?: string; queries?: string[]; max_hits?: number }, all: CatalogEntry[]): JsonObject {
+  return buildSearchResponse(idx, args, { revision: REV, all });
+}
+
+function matches(doc: JsonObject): JsonObject[] {
+  return doc["matches"] as JsonObject[];
+}
+
+function routing(): { idx: SearchIndex; all: CatalogEntry[] } {
+  const all = [
+    ...sampleCatalog(),
+    entry({ server: "alpha", tool: "convert_units", description: "Convert between measurement units." }),
+    entry({ server: "beta", tool: "convert_units", description: "Convert between measurement units." }),
+    entry({ server: "k8s", tool: "kubeconfig_view", description: "Show the kubeconfig of the cluster." }),
+  ];
+  return { idx: indexOf(all), all };
+}
+
+describe("search_tools response", () => {
+  it("has the contract shape, compact matches in field order, and scores", () => {
+    const { idx, all } = routing();
+    const doc = search(idx, { query: "fetch webpage" }, all);
+    expect(Object.keys(doc)).toEqual(["contract_version", "catalog_revision", "query", "count", "returned", "truncated", "byte_limited", "matches"]);
+    expect(doc["contract_version"]).toBe(1);
+    const first = matches(doc)[0];
+    expect(first?.["namespaced"]).toBe("hitspec__fetch");
+    expect(Object.keys(first ?? {})).toEqual(["namespaced", "server", "tool", "description", "server_description", "score", "matched_terms"]);
+    expect(first?.["matched_terms"]).toEqual(["fetch", "webpage"]);
+  });
+
+  it("lists the catalogue by name with score 0 for empty and all-stopword queries", () => {
+    const { idx, all } = routing();
+    const sorted = all.map((e) => e.namespaced).sort();
+    for (const args of [{ query: "" }, { query: "the of and" }, {}, { queries: ["", "y de la"] }]) {
+      const doc = search(idx, { ...args, max_hits: 100 }, all);
+      expect(matches(doc).map((m) => m["namespaced"])).toEqual(sorted);
+      expect(matches(doc).every((m) => !("score" in m))).toBe(true);
+      expect(doc["count"]).toBe(all.length);
+    }
+    const filtered = buildSearchResponse(idx, { query: "" }, { revision: REV, all, filter: (e) => e.server === "github" });
+    expect(matches(filtered).map((m) => m["server"])).toEqual(["github", "github", "github"]);
+  });
+
+  it("returns no matches (not the catalogue) when words match nothing", () => {
+    const { idx, all } = routing();
+    const doc = search(idx, { query: "zebra quantum" }, all);
+    expect(doc["count"]).toBe(0);
+    expect(matches(doc)).toEqual([]);
+  });
+
+  it("clamps max_hits: ≤0 → 20, >100 → 100, and reports count/returned/truncated", () => {
+    const many = Array.from({ length: 130 }, (_, i) => entry({ server: `s${String(i).padStart(3, "0")}`, tool: "ping", description: "Ping." }));
+    const idx = indexOf(many);
+    const ask = (max_hits?: number): JsonObject => search(idx, { query: "ping", ...(max_hits !== undefined ? { max_hits } : {}) }, many);
+    expect(ask()["returned"]).toBe(20);
+    expect(ask(0)["returned"]).toBe(20);
+    expect(ask(-3)["returned"]).toBe(20);
+    expect(ask(5)).toMatchObject({ count: 130, returned: 5, truncated: true, byte_limited: false });
+    expect(ask(1000)).toMatchObject({ count: 130, returned: 100, truncated: true });
+  });
+
+  it("stops the match array at 12 KiB and flags byte_limited", () => {
+    const long = "x".repeat(250);
+    const many = Array.from({ length: 90 }, (_, i) => entry({ server: `s${String(i).padStart(3, "0")}`, tool: "ping", description: `Ping ${long}` }));
+    const doc = search(indexOf(many), { query: "ping", max_hits: 100 }, many);
+    expect(doc["byte_limited"]).toBe(true);
+    expect(doc["truncated"]).toBe(true);
+    expect(Buffer.byteLength(JSON.stringify(doc["matches"]))).toBeLessThanOrEqual(12288);
+    expect((doc["returned"] as number) < 90).toBe(true);
+  });
+
+  it("compacts long metadata and flags metadata_truncated", () => {
+    const e = entry({
+      server: "big",
+      tool: "ping",
+      title: "T".repeat(300),
+      description: `Ping   the\n\nhost ${"d".repeat(400)}`,
+      serverDescription: "S".repeat(300),
+      tags: ["a", "b", "c", "d", "e", "f", "g", ""],
+      useWhen: ["one", "two", "three", "four"],
+    });
+    const doc = search(indexOf([e]), { query: "ping" }, [e]);
+    const m = matches(doc)[0] ?? {};
+    expect(m["metadata_truncated"]).toBe(true);
+    expect(Buffer.byteLength(m["title"] as string)).toBeLessThanOrEqual(160);
+    expect(Buffer.byteLength(m["description"] as string)).toBeLessThanOrEqual(256);
+    expect((m["description"] as string).startsWith("Ping the host d")).toBe(true);
+    expect((m["description"] as string).endsWith("…")).toBe(true);
+    expect(Buffer.byteLength(m["server_description"] as string)).toBeLessThanOrEqual(160);
+    expect(m["tags"]).toEqual(["a", "b", "c", "d", "e", "f"]);
+    expect(m["use_when"]).toEqual(["one", "two", "three"]);
+    const plain = search(indexOf(sampleCatalog()), { query: "send email" }, sampleCatalog());
+    expect(matches(plain)[0]?.["metadata_truncated"]).toBeUndefined();
+  });
+
+  it("refuses queries over 2048 bytes without echoing them", () => {
+    const { idx, all } = routing();
+    const secret = "ü".repeat(1025); // 2050 bytes, 1025 characters
+    const doc = search(idx, { query: secret }, all);
+    expect(doc).toEqual({ error: "query exceeds 2048 bytes", max_query_bytes: 2048 });
+    expect(search(idx, { queries: ["ok", secret] }, all)).toEqual({ error: "query exceeds 2048 bytes", max_query_bytes: 2048 });
+    const r = buildResolveResponse(idx, { query: secret }, { revision: REV });
+    expect(r).toEqual({ error: "query exceeds 2048 bytes", max_query_bytes: 2048 });
+    expect(JSON.stringify(r)).not.toContain("ü");
+    expect(search(idx, { query: "a".repeat(2048) }, all)["error"]).toBeUndefined();
+  });
+
+  it("merges several queries, each query's best first, without duplicates", () => {
+    const { idx, all } = routing();
+    const doc = search(idx, { queries: ["send email", "kubeconfig", "email message"] }, all);
+    const ns = matches(doc).map((m) => m["namespaced"]);
+    expect(ns.slice(0, 2)).toEqual(["mail__send_email", "k8s__kubeconfig_view"]);
+    expect(new Set(ns).size).toBe(ns.length);
+    expect(doc["query"]).toBeUndefined();
+    expect(search(idx, { queries: Array.from({ length: 11 }, () => "x") }, all)["error"]).toBe("at most 10 queries per search");
+  });
+
+  it("puts an exact name first and is deterministic", () => {
+    const { idx, all } = routing();
+    expect(matches(search(idx, { query: "beta__convert_units" }, all))[0]?.["namespaced"]).toBe("beta__convert_units");
+    expect(matches(search(idx, { query: "kubeconfig_view" }, all))[0]?.["namespaced"]).toBe("k8s__kubeconfig_view");
+    const a = JSON.stringify(search(idx, { query: "convert units file" }, all));
+    const b = JSON.stringify(search(routing().idx, { query: "convert units file" }, all));
+    expect(a).toBe(b);
+  });
+});
+
+describe("resolve_tool response", () => {
+  it("recommends with the full contract shape", () => {
+    const { idx } = routing();
+    const doc = resolve(idx, "create an issue in the repo");
+    expect(Object.keys(doc)).toEqual([
+      "contract_version", "catalog_revision", "status", "confidence", "reason_codes", "matched_fraction", "score_gap",
+      "query", "recommendation", "ambiguous", "alternatives", "alternatives_truncated", "hint",
+    ]);
+    const rec = doc["recommendation"] as JsonObject;
+    expect(Object.keys(rec)).toEqual([
+      "server", "tool", "namespaced", "title", "description", "server_description", "use_when", "tool_use_when", "score",
+      "matched_terms", "metadata_truncated", "required_fields", "argument_template", "argument_template_truncated",
+    ]);
+    expect(rec).toMatchObject({
+      server: "github",
+      tool: "create_issue",
+      namespaced: "github__create_issue",
+      title: "",
+      use_when: null,
+      tool_use_when: null,
+      required_fields: ["owner", "repo", "title"],
+      argument_template: { owner: "<owner>", repo: "<repo>", title: "<title>", body: null },
+      argument_template_truncated: false,
+    });
+    expect(doc["status"]).toBe("confident");
+    expect(doc["ambiguous"]).toBe(false);
+  });
+
+  it("answers no_match for generic and non-matching queries", () => {
+    const { idx } = routing();
+    expect(resolve(idx, "the of and")).toMatchObject({ status: "no_match", confidence: "none", reason_codes: ["query_too_generic"], recommendation: null, ambiguous: false, alternatives: [] });
+    const none = resolve(idx, "zebra quantum");
+    expect(none).toMatchObject({ status: "no_match", reason_codes: ["no_lexical_overlap"], recommendation: null });
+    expect(none["matched_fraction"]).toBeUndefined();
+    expect(none["score_gap"]).toBeUndefined();
+  });
+
+  it("is confident only with coverage and margin", () => {
+    const { idx } = routing();
+    expect(resolve(idx, "kubeconfig")).toMatchObject({ status: "confident", confidence: "high", reason_codes: ["single_candidate", "strong_coverage_and_margin"] });
+    expect(resolve(idx, "delete branch")).toMatchObject({ status: "confident", confidence: "high", reason_codes: ["strong_coverage_and_margin"] });
+    expect(resolve(idx, "kubeconfig zebra nebula")).toMatchObject({ status: "confident", confidence: "medium", reason_codes: ["single_candidate", "clear_margin"] });
+  });
+
+  it("is ambiguous on ties, close scores, weak coverage and low matched fraction", () => {
+    const { idx } = routing();
+    const tie = resolve(idx, "convert units");
+    expect(tie).toMatchObject({ status: "ambiguous", confidence: "low", ambiguous: true, score_gap: 0 });
+    expect(tie["reason_codes"]).toContain("score_tie");
+    expect((tie["recommendation"] as JsonObject)["namespaced"]).toBe("alpha__convert_units");
+    expect(tie["hint"]).toMatch(/do not run it automatically/);
+    expect(resolve(idx, "files")["reason_codes"]).toContain("close_scores");
+    expect(resolve(idx, "kubeconfig zebra quantum lattice")["reason_codes"]).toEqual(["single_candidate", "weak_coverage"]);
+    const low = resolve(idx, "send email with the quarterly report attached to finance team members today quickly");
+    expect(low).toMatchObject({ status: "ambiguous" });
+    expect(low["reason_codes"]).toContain("low_matched_fraction");
+  });
+
+  it("bounds alternatives by max_hits (default 5, >10 → 5) and flags alternatives_truncated", () => {
+    const many = Array.from({ length: 30 }, (_, i) => entry({ server: `s${String(i).padStart(2, "0")}`, tool: "ping", description: "Ping a host." }));
+    const idx = indexOf(many);
+    const def = resolve(idx, "ping host");
+    expect((def["alternatives"] as unknown[]).length).toBe(5);
+    expect(def["alternatives_truncated"]).toBe(true);
+    expect((resolve(idx, "ping host", 50)["alternatives"] as unknown[]).length).toBe(5);
+    expect((resolve(idx, "ping host", 10)["alternatives"] as unknown[]).length).toBe(10);
+    expect((resolve(idx, "ping host", 2)["alternatives"] as unknown[]).length).toBe(2);
+    const few = indexOf(many.slice(0, 3));
+    expect(resolve(few, "ping host")["alternatives_truncated"]).toBe(false);
+  });
+
+  it("bounds the argument template and says so in the hint", () => {
+    const props = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`field${i}`, { type: "string" }]));
+    const e = entry({ server: "wide", tool: "configure", description: "Configure everything.", inputSchema: { type: "object", properties: props, required: ["field1", "field2"] } });
+    const doc = resolve(indexOf([e]), "configure everything");
+    const rec = doc["recommendation"] as JsonObject;
+    expect(rec["argument_template_truncated"]).toBe(true);
+    expect(rec["argument_template"]).toEqual({ field1: "<field1>", field2: "<field2>" });
+    expect(doc["hint"]).toContain("wide__configure");
+  });
+
+  it("respects the scope filter", () => {
+    const { idx } = routing();
+    const doc = resolve(idx, "convert units", 5, (e) => e.server === "beta");
+    expect((doc["recommendation"] as JsonObject)["namespaced"]).toBe("beta__convert_units");
+    expect(doc["alternatives"]).toEqual([]);
+  });
+
+  it("produced every reason code at least once", () => {
+    // Runs last in this file: the cases above exercised the whole vocabulary.
+    expect([...seenReasons].sort()).toEqual([...REASON_CODES].sort());
+  });
+});
+
+describe("resolve contract checker", () => {
+  it("rejects documents a client would refuse", () => {
+    const { idx } = routing();
+    const good = resolve(idx, "delete branch");
+    const rec = good["recommendation"] as JsonObject;
+    const bad = (patch: JsonObject): string[] => checkResolveContract({ ...good, ...patch });
+    expect(bad({ contract_version: 2 })).toContain("contract_version must be 1");
+    expect(bad({ catalog_revision: "bad revision!" })).toContain("catalog_revision has a bad length or charset");
+    expect(bad({ error: "x" })).toContain("error is present");
+    expect(bad({ recommendation: { ...rec, namespaced: "github__other" } })).toContain("recommendation.namespaced != server + '__' + tool");
+    expect(bad({ recommendation: null })).toEqual(expect.arrayContaining(["null recommendation requires status no_match"]));
+    expect(bad({ alternatives: [{ namespaced: "github__delete_branch" }] })).toContain("an alternative equals the recommendation");
+    expect(bad({ alternatives: [{ namespaced: "a__b" }, { namespaced: "a__b" }] })).toContain("alternatives contain duplicates");
+    expect(bad({ ambiguous: true })).toContain("confident requires ambiguous false");
+    expect(bad({ recommendation: { ...rec, required_fields: ["a b"] } })).toEqual(['required_fields entry "a b" is invalid']);
+    expect(checkResolveContract("x".repeat(70000))).toEqual(["document exceeds 64 KiB"]);
+  });
+});

@@ -1,0 +1,73 @@
+import { describe, expect, it } from "vitest";
+import { foldText, indexTerms, queryTerms, tokenize, words, MAX_QUERY_TERMS } from "../../../src/catalog/search/tokenize.js";
+import { stem } from "../../../src/catalog/search/stem.js";
+import { synonymsOf } from "../../../src/catalog/search/lexicon.js";
+
+describe("tokenizer", () => {
+  it("splits camelCase, PascalCase acronyms, snake_case and kebab-case", () => {
+    expect(words("getUserRepos")).toEqual(["get", "user", "repos"]);
+    expect(words("HTTPServerConfig")).toEqual(["http", "server", "config"]);
+    expect(words("get_user_repos")).toEqual(["get", "user", "repos"]);
+    expect(words("get-user-repos")).toEqual(["get", "user", "repos"]);
+    expect(words("server__tool.name/x")).toEqual(["server", "tool", "name", "x"]);
+  });
+
+  it("folds diacritics and case", () => {
+    expect(foldText("PÁGINA Índice Ñandú über")).toBe("pagina indice nandu uber");
+    expect(tokenize("Descargar la PÁGINA")).toEqual(["descargar", "pagina"]);
+  });
+
+  it("drops English and Spanish stopwords", () => {
+    expect(tokenize("I want to fetch the page for my project")).toEqual(["fetch", "page", "project"]);
+    expect(tokenize("quiero que el archivo de los datos")).toEqual(["archivo", "datos"]);
+    expect(queryTerms("the of and a")).toEqual([]);
+    expect(queryTerms("para que de la")).toEqual([]);
+  });
+
+  it("splits CJK runs into bigrams", () => {
+    expect(words("搜索关键词")).toEqual(["搜索", "索关", "关键", "键词"]);
+  });
+
+  it("deduplicates query terms by stem, keeps first-seen order and caps at 64", () => {
+    expect(queryTerms("files file FILE images").map((t) => t.word)).toEqual(["files", "images"]);
+    const many = Array.from({ length: 100 }, (_, i) => `term${i}x`).join(" ");
+    expect(queryTerms(many)).toHaveLength(MAX_QUERY_TERMS);
+  });
+});
+
+describe("stemming", () => {
+  it("brings inflected and derived forms to one stem", () => {
+    const same = (words: string[]): void => expect(new Set(words.map(stem)).size, words.join(",")).toBe(1);
+    same(["create", "created", "creating", "creates", "creation", "creator"]);
+    same(["file", "files"]);
+    same(["query", "queries"]);
+    same(["image", "images"]);
+    same(["box", "boxes"]);
+    same(["run", "running"]);
+    same(["convert", "converter", "converting"]);
+  });
+
+  it("leaves short words, plurals-that-are-not and digits alone", () => {
+    expect(stem("news")).toBe("news");
+    expect(stem("status")).toBe("status");
+    expect(stem("analysis")).toBe("analysis");
+    expect(stem("mp3")).toBe("mp3");
+    expect(stem("get")).toBe("get");
+    expect(indexTerms("Running tests")).toEqual([stem("running"), stem("tests")]);
+  });
+});
+
+describe("lexicon", () => {
+  it("expands intent verbs and nouns to their synonyms, never to themselves", () => {
+    expect(synonymsOf(stem("download"))).toEqual(expect.arrayContaining([stem("fetch"), stem("get"), stem("retrieve")]));
+    expect(synonymsOf(stem("delete"))).toContain(stem("remove"));
+    expect(synonymsOf(stem("repo"))).toContain(stem("repository"));
+    expect(synonymsOf(stem("lookup"))).toEqual(expect.arrayContaining([stem("find"), stem("search"), stem("query")]));
+    expect(synonymsOf(stem("create"))).toEqual(expect.arrayContaining([stem("add"), stem("new")]));
+    expect(synonymsOf(stem("send"))).toContain(stem("post"));
+    expect(synonymsOf(stem("list"))).toContain(stem("enumerate"));
+    expect(synonymsOf(stem("descargar"))).toContain(stem("download"));
+    expect(synonymsOf(stem("fetch"))).not.toContain(stem("fetch"));
+    expect(synonymsOf("zzzz")).toEqual([]);
+  });
+});
