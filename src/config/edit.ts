@@ -57,7 +57,7 @@ export async function editConfig(
   const original = await readConfigFile(target);
   if (original === undefined && !opts.createIfMissing) throw missingConfig(path);
 
-  const backend = openDocument(original ?? "", format, path);
+  const backend = openDocument(original, format, path);
   await mutate(backend);
   const config = validateConfig(backend.raw(), path);
   const text = backend.serialize();
@@ -100,9 +100,10 @@ export async function writeNewConfig(path: string, content: NewConfigContent, op
 // ---------------------------------------------------------------------------------------------
 // Documents
 
-function openDocument(text: string, format: ConfigFormat, label: string): DocumentBackend {
-  if (format === "yaml") return new YamlDocument(text, label);
-  const data = parseRawText(text, format, label) ?? {};
+/** The document to edit; `text` undefined means the file does not exist yet. */
+function openDocument(text: string | undefined, format: ConfigFormat, label: string): DocumentBackend {
+  if (format === "yaml") return new YamlDocument(text ?? "", label);
+  const data = text === undefined ? {} : (parseRawText(text, format, label) ?? {});
   return new PlainDocument(data, format, label);
 }
 

@@ -89,10 +89,9 @@ export const byteSizeSchema = z.union([z.string(), z.number()]).transform((v, ct
   return n;
 }).describe('a byte size such as "32KB", "900B" or 4096');
 
-const envSchema = z.record(
-  z.string(),
-  z.union([z.string(), z.number(), z.boolean()]).transform(String).describe("a string (or a number or true/false)"),
-);
+const envSchema = z
+  .record(z.string(), z.union([z.string(), z.number(), z.boolean()]).transform(String).describe("a string (or a number or true/false)"))
+  .describe("a map of variable names to values");
 
 export const serverSchema = z
   .strictObject({
@@ -112,7 +111,7 @@ export const serverSchema = z
     tags: z.array(z.string()).optional(),
     use_when: hintList("use_when").optional(),
     tool_use_when: z.record(z.string(), hintList("tool_use_when")).optional(),
-    vault: z.string().min(1).optional(),
+    vault: z.string().min(1, "vault must name a vault project").optional(),
     vault_only: z.array(z.string()).optional(),
     vault_prefix: z.string().optional(),
   })
@@ -176,9 +175,9 @@ export const configSchema = z
     version: z.literal(1, { message: "version must be 1" }).default(1),
     expose: z.enum(["all", "lazy"], { message: 'expose must be "all" or "lazy"' }).default("all"),
     pin: z.array(z.string()).optional(),
-    servers: z.record(z.string(), serverSchema).default({}),
-    groups: z.record(z.string(), z.array(z.string())).default({}),
-    agents: z.record(z.string(), agentSchema).default({}),
+    servers: z.record(z.string(), serverSchema).describe("a map of server names to server settings").default({}),
+    groups: z.record(z.string(), z.array(z.string())).describe("a map of group names to lists of server names").default({}),
+    agents: z.record(z.string(), agentSchema).describe("a map of agent names to agent settings").default({}),
     connect_timeout: durationSchema.default(30_000),
     call_timeout: durationSchema.default(30 * 60_000),
     response_budget: byteSizeSchema.default(32 * 1024),

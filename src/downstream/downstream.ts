@@ -60,7 +60,10 @@ export class Downstream {
 
   private started = false;
   private closed = false;
+  /** Consecutive failed connect attempts (reset by a successful connect). */
   private failures = 0;
+  /** Sessions lost soon after connecting (reset by a session that stays up). */
+  private quickDrops = 0;
   private readyAt = 0;
   private retryTimer?: NodeJS.Timeout;
   private connecting?: Promise<void>;
@@ -230,6 +233,7 @@ export class Downstream {
     this.instructions = session.instructions;
     this.serverVersion = session.serverVersion;
     this.error = undefined;
+    this.failures = 0;
     this.readyAt = Date.now();
     this.generation++;
     this.deps.log("info", `${this.name}: ready (${session.tools.length} tools)`);
@@ -246,6 +250,7 @@ export class Downstream {
   private onConnectFailed(err: unknown): void {
     const locked = err instanceof LockedError;
     this.error = locked ? `locked: ${err.message}` : err instanceof ConnectError ? err.message : `connect failed: ${this.clean(errorText(err))}`;
+    if (err instanceof ConnectError && err.stderrTail !== undefined) this.stderrTail = err.stderrTail;
     // Locked needs a person (or the vault) to act: retry rarely, never hot-loop.
     const delay = locked ? this.deps.backoff.maxMs : backoffDelay(this.failures++, this.deps.backoff);
     this.deps.log(locked ? "warn" : "error", `${this.name}: ${this.error}; retrying in ${delay}ms`);
@@ -287,12 +292,19 @@ export class Downstream {
       }),
     );
     if (this.closed) return;
-    // A session that lived a while earns an immediate reconnect; one that keeps dying backs off.
-    const stable = Date.now() - this.readyAt >= this.deps.backoff.maxMs;
-    if (stable) this.failures = 0;
-    const delay = stable ? 0 : backoffDelay(this.failures++, this.deps.backoff);
-    this.deps.log("warn", `${this.name}: ${this.error}; reconnecting in ${delay}ms`);
-    this.setState("connecting");
+    // The first drop reconnects at once (callers wait for it); a server that keeps dying soon
+    // after connecting backs off, and reports "failed" while it waits so callers are not left
+    // hanging. A session that stayed up for the maximum backoff clears the record.
+    if (Date.now() - this.readyAt >= this.deps.backoff.maxMs) this.quickDrops = 0;
+    if (this.quickDrops === 0) {
+      this.quickDrops++;
+      this.deps.log("warn", `${this.name}: ${reason}; reconnecting`);
+      this.connect();
+      return;
+    }
+    const delay = backoffDelay(this.quickDrops++, this.deps.backoff);
+    this.deps.log("warn", `${this.name}: ${reason} again soon after connecting; reconnecting in ${delay}ms`);
+    this.setState("failed");
     this.scheduleRetry(delay);
   }
 
@@ -375,13 +387,16 @@ export class Downstream {
 
   private classify(err: unknown, s: Session, label: string, signal: AbortSignal | undefined): Error {
     const detail = this.clean(errorText(err), s);
+    if (this.closed) return new OutcomeUnknownError(this.name, label, "transport", detail, true);
     if (signal?.aborted) {
       // notifications/cancelled went downstream; the session itself is fine.
       return new OutcomeUnknownError(this.name, label, "cancelled", detail);
     }
     if (err instanceof McpError && !s.closed) {
       if (err.code === ErrorCode.RequestTimeout) {
-        this.lose(this.tokenOf(s), "a call timed out; reconnecting to start clean");
+        // The SDK sent notifications/cancelled downstream, and the connection itself is healthy.
+        // Restarting it would fail every other in-flight call on a shared server, so one slow
+        // call only costs its own outcome (unknown, never replayed).
         return new OutcomeUnknownError(this.name, label, "timeout", detail);
       }
       // The downstream answered with a JSON-RPC error: a definite outcome, pass it on.

@@ -87,6 +87,12 @@ export class Session {
 /** A connect attempt failed; `message` is sanitised and safe to show. */
 export class ConnectError extends Error {
   override name = "ConnectError";
+  /** The child's sanitised stderr tail, for stdio servers that wrote any. */
+  readonly stderrTail?: string;
+  constructor(message: string, stderrTail?: string) {
+    super(message);
+    if (stderrTail !== undefined) this.stderrTail = stderrTail;
+  }
 }
 
 export async function openSession(opts: OpenSessionOptions): Promise<Session> {
@@ -172,7 +178,8 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
     if (stdio) await stdio.close();
     const known = [...redact, ...(secrets?.knownSecretValues() ?? [])];
     if (cause instanceof LockedError) throw new LockedError(sanitizeLine(cause.message, known));
-    throw new ConnectError(describeFailure(cause, stdio, cfg, known));
+    const tail = stdio && stdio.stderrTail.byteLength > 0 ? sanitizeText(stdio.stderrTail.text(), known) : undefined;
+    throw new ConnectError(describeFailure(cause, stdio, cfg, known), tail);
   } finally {
     clearTimeout(timer);
     opts.signal?.removeEventListener("abort", onOuterAbort);

@@ -196,8 +196,21 @@ export class ProcessGroupStdioTransport implements Transport {
         reject(new Error("not connected: the stdio server has exited"));
         return;
       }
-      if (stdin.write(serializeMessage(message))) resolve();
-      else stdin.once("drain", resolve);
+      if (stdin.write(serializeMessage(message))) {
+        resolve();
+        return;
+      }
+      // Back-pressure: wait for drain, but a child that dies meanwhile must not leave us hanging.
+      const done = (err?: Error) => {
+        stdin.off("drain", onDrain);
+        stdin.off("close", onClose);
+        if (err) reject(err);
+        else resolve();
+      };
+      const onDrain = () => done();
+      const onClose = () => done(new Error("not connected: the stdio server closed its input"));
+      stdin.once("drain", onDrain);
+      stdin.once("close", onClose);
     });
   }
 

@@ -49,16 +49,19 @@ export class OutcomeUnknownError extends Error {
   readonly server: string;
   readonly tool: string;
   readonly reason: OutcomeUnknownReason;
-  constructor(server: string, tool: string, reason: OutcomeUnknownReason, detail: string) {
-    super(outcomeUnknownMessage(server, tool, reason, detail));
+  constructor(server: string, tool: string, reason: OutcomeUnknownReason, detail: string, shuttingDown = false) {
+    super(outcomeUnknownMessage(server, tool, reason, detail, shuttingDown));
     this.server = server;
     this.tool = tool;
     this.reason = reason;
   }
 }
 
-function outcomeUnknownMessage(server: string, tool: string, reason: OutcomeUnknownReason, detail: string): string {
+function outcomeUnknownMessage(server: string, tool: string, reason: OutcomeUnknownReason, detail: string, shuttingDown: boolean): string {
   const what = `call to ${server}__${tool}`;
+  if (shuttingDown) {
+    return `${what} was interrupted because the gateway is shutting down; the outcome is unknown, the request was not retried and no reconnect was attempted (${detail})`;
+  }
   switch (reason) {
     case "cancelled":
       return `${what} was cancelled before an answer arrived; the outcome is unknown and the request was not retried (${detail})`;

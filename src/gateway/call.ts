@@ -162,7 +162,15 @@ function record(
 }
 
 export function errorClass(err: unknown): string {
-  if (err instanceof OutcomeUnknownError) return /time|abort/i.test(err.message) ? "timeout" : "outcome_unknown";
+  if (err instanceof OutcomeUnknownError) {
+    return err.reason === "timeout" ? "timeout" : err.reason === "cancelled" ? "cancelled" : "outcome_unknown";
+  }
   if (err instanceof NotConnectedError) return "not_connected";
   return "error";
+}
+
+/** The message for a failed call: the supervisor's own (already names the tool), else prefixed. */
+export function downstreamFailure(namespaced: string, err: unknown): string {
+  if (err instanceof OutcomeUnknownError || err instanceof NotConnectedError) return err.message;
+  return `call ${namespaced}: ${errorText(err)}`;
 }

@@ -18,7 +18,7 @@ import {
 import { splitNamespaced } from "../catalog/names.js";
 import { canonicalJson } from "../util/canonical-json.js";
 import { VERSION } from "../version.js";
-import { InvalidArgumentsError, invokeTool } from "./call.js";
+import { downstreamFailure, InvalidArgumentsError, invokeTool } from "./call.js";
 import { errorText, type Hub } from "./hub.js";
 import { advertisedName, managementToolFor } from "./management.js";
 import { runManagementTool } from "./tools/index.js";
@@ -165,7 +165,7 @@ async function callMounted(ctx: ToolContext, name: string, args: unknown): Promi
     });
   } catch (err) {
     if (err instanceof InvalidArgumentsError) return { ...jsonResult(err.document), isError: true };
-    return { content: [{ type: "text", text: `call ${found.entry.namespaced}: ${errorText(err)}` }], isError: true };
+    return { content: [{ type: "text", text: downstreamFailure(found.entry.namespaced, err) }], isError: true };
   }
 }
 

@@ -49,4 +49,6 @@ export async function serveStdio(opts: ServeOptions): Promise<void> {
     process.once("SIGINT", () => stop("SIGINT"));
     process.once("SIGHUP", () => stop("SIGHUP"));
   });
+  // Release stdin so the event loop can end; a signal may have arrived while it was still open.
+  process.stdin.destroy();
 }

@@ -6,6 +6,7 @@
 import { applyEdits, modify, parse as parseJsonc, type ParseError, printParseErrorCode } from "jsonc-parser";
 import { isMap, isSeq, parseDocument, type Document } from "yaml";
 import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
+import { inferStyle, reattachComments, spliceEdit, type YamlStyle } from "../config/yaml-text.js";
 import type { FileFormat, HarnessAdapter, RawObject, RawValue } from "./types.js";
 
 /** A harness file that cannot be read as its format; the message names the file and the problem. */
@@ -120,15 +121,22 @@ class JsonDocument implements HarnessDocument {
 
 class YamlDocument implements HarnessDocument {
   private readonly doc: Document;
+  /** The serialisation style closest to the file, and the untouched document in that style. */
+  private readonly style: YamlStyle;
+  private readonly before: string;
 
   constructor(
     private readonly adapter: HarnessAdapter,
-    private readonly path: string,
-    text: string,
+    path: string,
+    private readonly source: string,
   ) {
-    this.doc = parseDocument(text);
+    this.doc = parseDocument(source);
     const first = this.doc.errors[0];
     if (first) throw new HarnessFileError(`${path}: invalid YAML (${first.message.split("\n")[0]})`);
+    // Unedited lines keep their exact bytes: the edit is spliced into the original text.
+    reattachComments(this.doc, source);
+    this.style = inferStyle(this.doc, source);
+    this.before = this.doc.toString(this.style);
     const root = this.doc.contents;
     if (root !== null && !isMap(root)) throw new HarnessFileError(`${path}: the top level must be a YAML mapping`);
     const section = this.section();
@@ -204,7 +212,8 @@ class YamlDocument implements HarnessDocument {
   }
 
   text(): string {
-    return this.doc.toString();
+    if (this.doc.contents === null) return "";
+    return spliceEdit(this.source, this.before, this.doc.toString(this.style));
   }
 }
 

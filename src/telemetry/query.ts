@@ -134,86 +134,95 @@ function percentile(sorted: Float64Array, p: number): number {
   return sorted[idx] ?? 0;
 }
 
-/** The N most recent calls: a min-heap on (ts, read order), so memory stays at N entries. */
-class RecentHeap {
-  private readonly heap: KeptCall[] = [];
-  private seq = 0;
-  constructor(private readonly limit: number) {}
-
-  private less(a: KeptCall, b: KeptCall): boolean {
-    return a.ts < b.ts || (a.ts === b.ts && a.seq < b.seq);
+/**
+ * Finds the N most recent calls in two passes. The aggregation pass only feeds timestamps into a
+ * numeric min-heap of size N (no per-row objects or strings, though nearly every row of a
+ * chronological file is "newer than the oldest kept"); its minimum is the threshold. A second pass
+ * then reads just the day files that can hold calls at or after it and keeps the matching rows.
+ */
+class RecentThreshold {
+  private readonly heap: Float64Array;
+  private size = 0;
+  constructor(private readonly limit: number) {
+    this.heap = new Float64Array(limit);
   }
 
-  offer(r: ScannedRow): void {
-    const seq = this.seq++;
+  offer(ts: number): void {
     const h = this.heap;
-    if (h.length === this.limit) {
-      const min = h[0] as KeptCall;
-      if (r.ts < min.ts || (r.ts === min.ts && seq < min.seq)) return;
-    }
-    const kept: KeptCall = {
-      ts: r.ts,
-      seq,
-      namespaced: r.namespaced,
-      agent: r.agent,
-      via: r.via,
-      ok: r.ok,
-      duration_ms: r.duration_ms,
-      est_tokens: r.est_tokens,
-      error_class: r.error_class,
-    };
-    if (h.length < this.limit) {
-      h.push(kept);
-      let i = h.length - 1;
+    if (this.size < this.limit) {
+      let i = this.size++;
+      h[i] = ts;
       while (i > 0) {
         const p = (i - 1) >> 1;
-        if (!this.less(h[i] as KeptCall, h[p] as KeptCall)) break;
-        [h[i], h[p]] = [h[p] as KeptCall, h[i] as KeptCall];
+        if ((h[p] as number) <= ts) break;
+        h[i] = h[p] as number;
+        h[p] = ts;
         i = p;
       }
       return;
     }
-    h[0] = kept;
+    if (ts <= (h[0] as number)) return;
+    h[0] = ts;
     let i = 0;
     for (;;) {
       const l = 2 * i + 1;
-      const rr = l + 1;
+      const r = l + 1;
       let m = i;
-      if (l < h.length && this.less(h[l] as KeptCall, h[m] as KeptCall)) m = l;
-      if (rr < h.length && this.less(h[rr] as KeptCall, h[m] as KeptCall)) m = rr;
+      if (l < this.size && (h[l] as number) < (h[m] as number)) m = l;
+      if (r < this.size && (h[r] as number) < (h[m] as number)) m = r;
       if (m === i) break;
-      [h[i], h[m]] = [h[m] as KeptCall, h[i] as KeptCall];
+      const t = h[i] as number;
+      h[i] = h[m] as number;
+      h[m] = t;
       i = m;
     }
   }
 
-  /** Newest first. */
-  drain(): RecentCall[] {
-    return [...this.heap]
-      .sort((a, b) => (this.less(a, b) ? 1 : -1))
-      .map((k) => ({
-        ts: new Date(k.ts).toISOString(),
-        tool: own(k.namespaced),
-        agent: own(k.agent),
-        via: k.via,
-        ok: k.ok,
-        duration_ms: k.duration_ms,
-        est_tokens: k.est_tokens,
-        ...(k.error_class === undefined ? {} : { error_class: own(k.error_class) }),
-      }));
+  /** The oldest ts among the N newest seen; undefined when nothing was seen. */
+  threshold(): number | undefined {
+    return this.size === 0 ? undefined : this.heap[0];
   }
+}
+
+function keep(r: ScannedRow, seq: number): KeptCall {
+  return {
+    ts: r.ts,
+    seq,
+    namespaced: own(r.namespaced),
+    agent: own(r.agent),
+    via: r.via,
+    ok: r.ok,
+    duration_ms: r.duration_ms,
+    est_tokens: r.est_tokens,
+    error_class: r.error_class === undefined ? undefined : own(r.error_class),
+  };
+}
+
+function recentCall(k: KeptCall): RecentCall {
+  return {
+    ts: new Date(k.ts).toISOString(),
+    tool: k.namespaced,
+    agent: k.agent,
+    via: k.via,
+    ok: k.ok,
+    duration_ms: k.duration_ms,
+    est_tokens: k.est_tokens,
+    ...(k.error_class === undefined ? {} : { error_class: k.error_class }),
+  };
+}
+
+function windowStart(sinceMs: number | undefined, now: number): number | undefined {
+  if (sinceMs !== undefined && (!Number.isFinite(sinceMs) || sinceMs < 0)) {
+    throw new Error(`the stats window must be a non-negative duration, got ${sinceMs}`);
+  }
+  return sinceMs === undefined ? undefined : now - sinceMs;
 }
 
 async function scanWindow(
   dataDir: string,
-  sinceMs: number | undefined,
-  now: number,
+  cutoff: number | undefined,
   onRow: (r: ScannedRow) => void,
 ): Promise<ScanResult> {
-  if (sinceMs !== undefined && (!Number.isFinite(sinceMs) || sinceMs < 0)) {
-    throw new Error(`the stats window must be a non-negative duration, got ${sinceMs}`);
-  }
-  const cutoff = sinceMs === undefined ? undefined : now - sinceMs;
   const result: ScanResult = { rows: 0, malformed: 0 };
   for (const f of await dayFiles(dataDir, cutoff)) {
     await scanFile(f.path, onRow, cutoff ?? 0, result);
@@ -233,13 +242,16 @@ export async function queryStats(dataDir: string, q: StatsQuery = {}): Promise<S
   };
   const servers = new Map<string, ServerAgg>();
   const agents = new Map<string, Agg>();
-  const recent = q.recent !== undefined && q.recent > 0 ? new RecentHeap(Math.floor(q.recent)) : undefined;
+  const recentN = q.recent !== undefined && q.recent > 0 ? Math.floor(q.recent) : 0;
+  const recent = recentN > 0 ? new RecentThreshold(recentN) : undefined;
+  const cutoff = windowStart(q.sinceMs, now);
+  const matches = (r: ScannedRow): boolean =>
+    (q.server === undefined || r.serverIs(q.server)) && (q.agent === undefined || r.agentIs(q.agent));
   let durations = new Float64Array(1024);
   const wantTools = q.tools === true;
 
-  await scanWindow(dataDir, q.sinceMs, now, (r) => {
-    if (q.server !== undefined && !r.serverIs(q.server)) return;
-    if (q.agent !== undefined && !r.agentIs(q.agent)) return;
+  await scanWindow(dataDir, cutoff, (r) => {
+    if (!matches(r)) return;
     if (totals.calls === durations.length) {
       const grown = new Float64Array(durations.length * 2);
       grown.set(durations);
@@ -270,7 +282,7 @@ export async function queryStats(dataDir: string, q: StatsQuery = {}): Promise<S
       agents.set(own(r.agent), a);
     }
     add(a, r);
-    recent?.offer(r);
+    recent?.offer(r.ts);
   });
 
   const sorted = durations.subarray(0, totals.calls).sort();
@@ -301,8 +313,19 @@ export async function queryStats(dataDir: string, q: StatsQuery = {}): Promise<S
     }
     report.tools = tools.sort(byCallsThenName((x) => x.namespaced));
   }
-  if (recent) report.recent = recent.drain();
-  if (q.sinceMs !== undefined) report.since = new Date(now - q.sinceMs).toISOString();
+  if (recent) {
+    const threshold = recent.threshold();
+    const kept: KeptCall[] = [];
+    if (threshold !== undefined) {
+      await scanWindow(dataDir, Math.max(threshold, cutoff ?? 0), (r) => {
+        if (matches(r)) kept.push(keep(r, kept.length));
+      });
+    }
+    // Newest first; among equal timestamps, the later line first.
+    kept.sort((a, b) => b.ts - a.ts || b.seq - a.seq);
+    report.recent = kept.slice(0, recentN).map(recentCall);
+  }
+  if (cutoff !== undefined) report.since = new Date(cutoff).toISOString();
   return report;
 }
 
@@ -312,7 +335,7 @@ export async function topTools(
   opts: { n: number; sinceMs?: number; now?: number },
 ): Promise<{ server: string; tool: string; namespaced: string; calls: number }[]> {
   const counts = new Map<string, Map<string, { namespaced: string; calls: number }>>();
-  await scanWindow(dataDir, opts.sinceMs, opts.now ?? Date.now(), (r) => {
+  await scanWindow(dataDir, windowStart(opts.sinceMs, opts.now ?? Date.now()), (r) => {
     let byTool = counts.get(r.server);
     if (byTool === undefined) counts.set(own(r.server), (byTool = new Map()));
     const t = byTool.get(r.tool);
@@ -329,7 +352,7 @@ export async function topTools(
 /** Servers with at least one recorded call in the window (for `status`: enabled but never called). */
 export async function calledServers(dataDir: string, opts: { sinceMs?: number; now?: number } = {}): Promise<Set<string>> {
   const seen = new Set<string>();
-  await scanWindow(dataDir, opts.sinceMs, opts.now ?? Date.now(), (r) => {
+  await scanWindow(dataDir, windowStart(opts.sinceMs, opts.now ?? Date.now()), (r) => {
     if (!seen.has(r.server)) seen.add(own(r.server));
   });
   return seen;

@@ -82,6 +82,7 @@ export class ChunkWriter {
   private written = 0;
   private pending: Buffer[] = [];
   private pendingBytes = 0;
+  private inFlight: Promise<void> = Promise.resolve();
 
   private constructor(
     private readonly handle: FileHandle,
@@ -102,7 +103,7 @@ export class ChunkWriter {
     const sealedHeader = seal(key, headerJson, headerAad(salt, header.callId));
     const lengthField = Buffer.alloc(4);
     lengthField.writeUInt32BE(sealedHeader.length);
-    await handle.writev([RESULT_MAGIC, salt, lengthField, sealedHeader]);
+    await writeAll(handle, [RESULT_MAGIC, salt, lengthField, sealedHeader]);
     return new ChunkWriter(handle, header, key, createHash("sha256").update(headerJson).digest());
   }
 
@@ -122,6 +123,7 @@ export class ChunkWriter {
   async finish(): Promise<void> {
     if (this.filled > 0) await this.sealChunk();
     await this.flush();
+    await this.drain();
     if (this.written !== this.header.totalBytes || this.index !== this.header.chunkCount) {
       throw new Error(
         `internal error: wrote ${this.written} bytes in ${this.index} chunks, header promised ${this.header.totalBytes} in ${this.header.chunkCount}`,
@@ -145,12 +147,23 @@ export class ChunkWriter {
     if (this.pendingBytes >= 1024 * 1024) await this.flush();
   }
 
+  /** Starts writing the pending batch while the next one is encrypted: at most one write is in
+   *  flight, so at most two batches (~2 MiB) of ciphertext are held. */
   private async flush(): Promise<void> {
+    await this.inFlight;
     if (this.pending.length === 0) return;
     const batch = this.pending;
     this.pending = [];
     this.pendingBytes = 0;
-    await this.handle.writev(batch);
+    const write = writeAll(this.handle, batch);
+    // Observed here so a failure is not reported as unhandled before the next await picks it up.
+    write.catch(() => undefined);
+    this.inFlight = write;
+  }
+
+  /** Waits for the last write; call before fsync/close. */
+  private async drain(): Promise<void> {
+    await this.inFlight;
   }
 }
 
@@ -219,6 +232,23 @@ export class ChunkReader {
     } catch {
       throw new FormatError(`chunk ${index} failed authentication`);
     }
+  }
+}
+
+/** writev until every byte is written (writev may write less than asked). */
+async function writeAll(handle: FileHandle, buffers: Buffer[]): Promise<void> {
+  let rest = buffers;
+  while (rest.length > 0) {
+    let { bytesWritten } = await handle.writev(rest);
+    const next: Buffer[] = [];
+    for (const b of rest) {
+      if (bytesWritten >= b.length) bytesWritten -= b.length;
+      else {
+        next.push(bytesWritten > 0 ? b.subarray(bytesWritten) : b);
+        bytesWritten = 0;
+      }
+    }
+    rest = next;
   }
 }
 

@@ -90,23 +90,27 @@ function toMeta(h: ResultHeader): ResultMeta {
   return meta;
 }
 
-interface CachedReader {
+interface FileIdentity {
   ino: number;
   size: number;
   mtimeMs: number;
-  reader: ChunkReader;
 }
 
-/** Same file as when it was cached? A re-put of the same callId renames a new inode into place. */
-function sameFile(st: Stats, c: CachedReader): boolean {
+/** Same file as when it was cached? A re-put of the same callId renames a new inode into place,
+ *  and an in-place edit changes the mtime. */
+function sameFile(st: Stats, c: FileIdentity): boolean {
   return st.ino === c.ino && st.size === c.size && st.mtimeMs === c.mtimeMs;
+}
+
+function tampered(callId: string, err: Error): VaultTamperedError {
+  return new VaultTamperedError(`stored result ${callId} failed authentication (${err.message}); it was altered or is corrupt`);
 }
 
 export class ResultStore {
   private readonly dir: string;
   private lastPrune = 0;
   /** Authenticated headers by callId; avoids re-decrypting the header on every page. */
-  private readonly readers = new Map<string, CachedReader>();
+  private readonly readers = new Map<string, { reader: ChunkReader; identity: FileIdentity }>();
   /** The last few decrypted chunks: sequential small pages reuse a chunk instead of re-decrypting. */
   private readonly chunks: { reader: ChunkReader; index: number; plain: Buffer }[] = [];
 
@@ -192,10 +196,9 @@ export class ResultStore {
 
   /** Metadata of a live result; undefined when unknown or expired. Tampering still throws. */
   async meta(callId: string): Promise<ResultMeta | undefined> {
-    const opened = await this.openResult(callId);
-    if (!opened) return undefined;
-    await opened.handle.close();
-    return toMeta(opened.reader.header);
+    const found = await this.readerFor(callId);
+    if (!found || found.reader.header.expires <= Date.now()) return undefined;
+    return toMeta(found.reader.header);
   }
 
   /**
@@ -206,23 +209,48 @@ export class ResultStore {
   async read(callId: string, cursor: number, length: number): Promise<{ meta: ResultMeta; data: Buffer }> {
     if (!Number.isSafeInteger(cursor) || cursor < 0) throw new RangeError(`cursor must be a non-negative integer, got ${cursor}`);
     if (!Number.isSafeInteger(length) || length < 0) throw new RangeError(`length must be a non-negative integer, got ${length}`);
-    const opened = await this.openResult(callId);
-    if (!opened) throw new ResultNotFoundError(callId);
-    const { handle, reader } = opened;
+    // A concurrent re-put of the same callId can swap the file between our stat and open; then
+    // start over with the new file (bounded: a file cannot be replaced forever).
+    for (let attempt = 0; ; attempt++) {
+      const found = await this.readerFor(callId);
+      if (!found || found.reader.header.expires <= Date.now()) throw new ResultNotFoundError(callId);
+      const page = await this.readRange(found.reader, found.identity, cursor, length);
+      if (page) return page;
+      this.forget(callId);
+      if (attempt >= 3) throw new Error(`stored result ${callId} kept changing while it was read; try again`);
+    }
+  }
+
+  /** Reads a range through `reader`; undefined when the file on disk is no longer the one the
+   *  reader authenticated. Chunks already decrypted are reused without touching the file. */
+  private async readRange(
+    reader: ChunkReader,
+    identity: FileIdentity,
+    cursor: number,
+    length: number,
+  ): Promise<{ meta: ResultMeta; data: Buffer } | undefined> {
+    const h = reader.header;
+    const meta = toMeta(h);
+    if (cursor > h.totalBytes) {
+      throw new CursorOutOfRangeError(`cursor ${cursor} is past the end of result ${h.callId} (${h.totalBytes} bytes)`, meta);
+    }
+    const end = Math.min(h.totalBytes, cursor + length);
+    if (end === cursor) return { meta, data: Buffer.alloc(0) };
+    const first = Math.floor(cursor / h.chunkSize);
+    const last = Math.floor((end - 1) / h.chunkSize);
+    const data = Buffer.allocUnsafe(end - cursor);
+    let filled = 0;
+    let handle: FileHandle | undefined;
     try {
-      const h = reader.header;
-      const meta = toMeta(h);
-      if (cursor > h.totalBytes) {
-        throw new CursorOutOfRangeError(`cursor ${cursor} is past the end of result ${callId} (${h.totalBytes} bytes)`, meta);
-      }
-      const end = Math.min(h.totalBytes, cursor + length);
-      if (end === cursor) return { meta, data: Buffer.alloc(0) };
-      const first = Math.floor(cursor / h.chunkSize);
-      const last = Math.floor((end - 1) / h.chunkSize);
-      const data = Buffer.allocUnsafe(end - cursor);
-      let filled = 0;
       for (let index = first; index <= last; index++) {
-        const plain = await this.chunk(handle, reader, index);
+        let plain = this.cachedChunk(reader, index);
+        if (!plain) {
+          if (!handle) {
+            handle = await this.openFile(h.callId);
+            if (!handle || !sameFile(await handle.stat(), identity)) return undefined;
+          }
+          plain = await this.decryptChunk(handle, reader, index);
+        }
         const chunkStart = index * h.chunkSize;
         const from = Math.max(cursor, chunkStart) - chunkStart;
         const to = Math.min(end, chunkStart + plain.length) - chunkStart;
@@ -231,7 +259,7 @@ export class ResultStore {
       }
       return { meta, data };
     } finally {
-      await handle.close();
+      await handle?.close();
     }
   }
 
@@ -256,10 +284,9 @@ export class ResultStore {
       const callId = name.slice(0, -".res".length);
       let expires: number | undefined;
       try {
-        const opened = await this.openRaw(callId);
-        if (!opened) continue;
-        expires = opened.reader.header.expires;
-        await opened.handle.close();
+        const found = await this.readerFor(callId);
+        if (!found) continue;
+        expires = found.reader.header.expires;
       } catch (err) {
         if (!(err instanceof VaultTamperedError)) throw err;
         // Unreadable (corrupt, or written under another key): keep it for the retention window so
@@ -295,13 +322,11 @@ export class ResultStore {
     for (const name of names) {
       if (!name.endsWith(".res")) continue;
       try {
-        const opened = await this.openRaw(name.slice(0, -".res".length));
-        if (!opened) continue;
-        await opened.handle.close();
-        if (opened.reader.header.expires <= now) continue;
+        const found = await this.readerFor(name.slice(0, -".res".length));
+        if (!found || found.reader.header.expires <= now) continue;
         count++;
-        bytes += opened.reader.header.totalBytes;
-        diskBytes += opened.size;
+        bytes += found.reader.header.totalBytes;
+        diskBytes += found.identity.size;
       } catch (err) {
         if (!(err instanceof VaultTamperedError)) throw err;
       }
@@ -317,56 +342,64 @@ export class ResultStore {
     if (now - this.lastPrune >= Math.min(60_000, this.retentionMs)) await this.prune(now);
   }
 
-  /** Opens a live result; undefined when unknown or expired. */
-  private async openResult(callId: string): Promise<{ handle: FileHandle; reader: ChunkReader; ino: number } | undefined> {
-    const opened = await this.openRaw(callId);
-    if (!opened) return undefined;
-    if (opened.reader.header.expires <= Date.now()) {
-      await opened.handle.close();
-      return undefined;
-    }
-    return opened;
-  }
-
-  /** Opens a result file and authenticates its header (from cache when the file is unchanged). */
-  private async openRaw(callId: string): Promise<{ handle: FileHandle; reader: ChunkReader; ino: number; size: number } | undefined> {
-    if (!CALL_ID.test(callId)) return undefined;
-    let handle: FileHandle;
+  private async openFile(callId: string): Promise<FileHandle | undefined> {
     try {
-      handle = await open(this.pathFor(callId), "r");
+      return await open(this.pathFor(callId), "r");
     } catch (err) {
       if (isErrno(err, "ENOENT")) return undefined;
       throw err;
     }
+  }
+
+  /**
+   * The authenticated header of a result file (expired or not); undefined when there is no file.
+   * A stat() decides whether the cached header still describes the file on disk; only a new or
+   * changed file is opened and its header authenticated again.
+   */
+  private async readerFor(callId: string): Promise<{ reader: ChunkReader; identity: FileIdentity } | undefined> {
+    if (!CALL_ID.test(callId)) return undefined;
+    let st: Stats;
     try {
-      const st = await handle.stat();
-      const cached = this.readers.get(callId);
-      if (cached && sameFile(st, cached)) return { handle, reader: cached.reader, ino: st.ino, size: st.size };
-      const reader = await ChunkReader.open(handle, st.size, this.dataKey, callId);
+      st = await stat(this.pathFor(callId));
+    } catch (err) {
+      if (isErrno(err, "ENOENT")) return undefined;
+      throw err;
+    }
+    const cached = this.readers.get(callId);
+    if (cached && sameFile(st, cached.identity)) return cached;
+    const handle = await this.openFile(callId);
+    if (!handle) return undefined;
+    try {
+      const opened = await handle.stat();
+      const identity: FileIdentity = { ino: opened.ino, size: opened.size, mtimeMs: opened.mtimeMs };
+      const reader = await ChunkReader.open(handle, opened.size, this.dataKey, callId);
+      const entry = { reader, identity };
       this.readers.delete(callId);
-      this.readers.set(callId, { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, reader });
+      this.readers.set(callId, entry);
       if (this.readers.size > HEADER_CACHE_ENTRIES) {
         const oldest = this.readers.keys().next().value;
         if (oldest !== undefined) this.readers.delete(oldest);
       }
-      return { handle, reader, ino: st.ino, size: st.size };
+      return entry;
     } catch (err) {
-      await handle.close();
-      if (err instanceof FormatError) throw new VaultTamperedError(`stored result ${callId} failed authentication (${err.message}); it was altered or is corrupt`);
+      if (err instanceof FormatError) throw tampered(callId, err);
       throw err;
+    } finally {
+      await handle.close();
     }
   }
 
-  private async chunk(handle: FileHandle, reader: ChunkReader, index: number): Promise<Buffer> {
-    const callId = reader.header.callId;
+  private cachedChunk(reader: ChunkReader, index: number): Buffer | undefined {
     // Keyed by reader identity: a changed file (inode, size or mtime) gets a new reader.
-    const hit = this.chunks.find((c) => c.reader === reader && c.index === index);
-    if (hit) return hit.plain;
+    return this.chunks.find((c) => c.reader === reader && c.index === index)?.plain;
+  }
+
+  private async decryptChunk(handle: FileHandle, reader: ChunkReader, index: number): Promise<Buffer> {
     let plain: Buffer;
     try {
       plain = await reader.readChunk(handle, index);
     } catch (err) {
-      if (err instanceof FormatError) throw new VaultTamperedError(`stored result ${callId} failed authentication (${err.message}); it was altered or is corrupt`);
+      if (err instanceof FormatError) throw tampered(reader.header.callId, err);
       throw err;
     }
     this.chunks.push({ reader, index, plain });

@@ -93,7 +93,7 @@ describe("malformed configs", () => {
     ["tiny response budget", "response_budget: 100B\n", /response_budget.*512/],
     ["pin of an unknown server", "pin: [ghost]\nservers:\n  a:\n    command: x\n", /pin.*unknown server "ghost"/],
     ["bad expose", "expose: some\n", /expose.*"all" or "lazy"/],
-    ["YAML syntax error", "servers:\n  a: [unclosed\n", /line \d+/],
+    ["YAML syntax error", "servers:\n  a: [unclosed\n", /yaml:\d+:\d+/],
   ];
 
   for (const [name, yaml, pattern] of cases) {

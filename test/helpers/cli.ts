@@ -27,7 +27,7 @@ export interface RunOptions {
 
 export function cliCommand(): string[] {
   if (process.env.MCPHUB_TEST_CLI === "bin") return [BIN];
-  return ["--import", TSX_LOADER, process.env.MCPHUB_TEST_CLI_ENTRY || ENTRY];
+  return ["--import", TSX_LOADER, ENTRY];
 }
 
 export function runCli(args: string[], opts: RunOptions = {}): Promise<CliResult> {

@@ -40,11 +40,12 @@ export interface RouteAssessment {
   scoreGap: number;
 }
 
-export function assessRoute(matches: readonly RankedMatch[], termCount: number): RouteAssessment {
+/** `matches` is the ranking's head (at least two when there are two); `total` counts all matches. */
+export function assessRoute(matches: readonly RankedMatch[], termCount: number, total = matches.length): RouteAssessment {
   const top = matches[0];
   if (!top) return { status: "no_match", confidence: "none", reasonCodes: ["no_lexical_overlap"], matchedFraction: 0, scoreGap: 0 };
   const reasons: ReasonCode[] = [];
-  const single = matches.length === 1;
+  const single = total === 1;
   const matched = top.matchedTerms.length;
   const mf = termCount > 0 ? matched / termCount : 0;
   let gap: number;

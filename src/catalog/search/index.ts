@@ -1,8 +1,9 @@
 // The search index over the in-scope catalogue: an inverted index of stems with a BM25F-style
 // scorer (field weights, length normalisation against fixed reference lengths, tf saturation,
 // IDF), query-side synonym expansion, prefix and one-edit typo matching, a phrase bonus and an
-// exact-name fast path. Entries are grouped by server so that a tools/list change on one server
-// re-indexes only that server's entries.
+// exact-name fast path. Evidence comes from the tool itself and from its server (fields.ts).
+// Entries are grouped by server so that a tools/list change on one server re-indexes only that
+// server's entries.
 //
 // Scores are integers (ten points per unit of IDF-weighted evidence) so they are stable to print,
 // compare and break ties on; see docs/discovery.md for the scale and the resolve thresholds.
@@ -24,6 +25,12 @@ export interface SearchOptions {
   filter?: (e: CatalogEntry) => boolean;
 }
 
+/** A ranking cut to `limit` matches, with the number of matches there were in all. */
+export interface Ranking {
+  matches: RankedMatch[];
+  total: number;
+}
+
 /** Tunables of the scorer, named so the documentation can cite them. */
 export const SCORER = {
   k1: 1.2,
@@ -40,21 +47,35 @@ export const SCORER = {
   scale: 10,
   /** Longest query (in bytes) that the phrase bonus compares against names and text. */
   phraseMaxBytes: 256,
-  maxExpansionsPerTerm: 40,
+  /** Prefix expansions per query term (the shortest, then alphabetical: deterministic). */
+  maxPrefixExpansions: 8,
 } as const;
+
+/**
+ * A posting list whose weighted IDF is below this can add at most ~1 point (0.05 × 2.2 × 10) to
+ * any score. Such expansions (synonyms, prefixes, typos of words found nearly everywhere) are
+ * skipped, which keeps them from costing time; the query's own word still matches, with its
+ * weight floored here, so a word present in every entry still matches every entry.
+ */
+const NEGLIGIBLE = 0.05;
 
 /** Phrase bonuses (first rule that applies), on the final integer scale. */
 const PHRASE = { exactName: 40, exactTitle: 30, inName: 22, inTitle: 18, inText: 12 } as const;
 
 interface Doc {
-  id: number;
   entry: CatalogEntry;
-  /** stem -> weighted, length-normalised term frequency over all fields. */
-  tf: Map<string, number>;
+  terms: string[];
   phraseName: string;
   phraseNamespaced: string;
   phraseTitle: string;
-  phraseText: string;
+  /** Description and hints in phrase form; computed on first use (only short queries need it). */
+  phraseText?: string;
+}
+
+interface ServerDoc {
+  name: string;
+  docIds: number[];
+  terms: string[];
 }
 
 /** Folds and turns identifier separators into spaces, for whole-phrase comparisons. */
@@ -75,20 +96,46 @@ function weightedTf<T>(item: T, fields: readonly FieldSpec<T>[]): Map<string, nu
   return tf;
 }
 
-function buildDoc(id: number, entry: CatalogEntry): Doc {
-  return {
-    id,
-    entry,
-    tf: weightedTf(entry, TOOL_FIELDS),
-    phraseName: phraseForm(entry.tool),
-    phraseNamespaced: phraseForm(entry.namespaced),
-    phraseTitle: phraseForm(entry.title ?? ""),
-    phraseText: phraseForm(`${entry.description} ${entry.useWhen.join(" ")} ${entry.toolUseWhen.join(" ")}`),
-  };
-}
-
 function saturate(tf: number): number {
   return (tf * (SCORER.k1 + 1)) / (tf + SCORER.k1);
+}
+
+function idfOf(n: number, df: number): number {
+  return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+}
+
+/** Per-level posting lists: stem -> (ids, saturated tf) in parallel arrays. */
+class Postings {
+  private readonly lists = new Map<string, { ids: number[]; weights: number[] }>();
+
+  get(term: string): { ids: number[]; weights: number[] } | undefined {
+    return this.lists.get(term);
+  }
+
+  add(term: string, id: number, tf: number): void {
+    const list = this.lists.get(term);
+    if (list) {
+      list.ids.push(id);
+      list.weights.push(saturate(tf));
+    } else {
+      this.lists.set(term, { ids: [id], weights: [saturate(tf)] });
+    }
+  }
+
+  remove(term: string, gone: ReadonlySet<number>): void {
+    const list = this.lists.get(term);
+    if (!list) return;
+    const ids: number[] = [];
+    const weights: number[] = [];
+    list.ids.forEach((id, i) => {
+      if (!gone.has(id)) {
+        ids.push(id);
+        weights.push(list.weights[i] ?? 0);
+      }
+    });
+    if (ids.length > 0) this.lists.set(term, { ids, weights });
+    else this.lists.delete(term);
+  }
 }
 
 interface Variant {
@@ -96,36 +143,8 @@ interface Variant {
   weight: number;
 }
 
-interface ServerDoc {
-  id: number;
-  name: string;
-  docIds: number[];
-  tf: Map<string, number>;
-}
-
-/** Per-level posting lists: stem -> ids (tool docs or server docs). */
-class Postings {
-  private readonly lists = new Map<string, number[]>();
-
-  get(term: string): readonly number[] | undefined {
-    return this.lists.get(term);
-  }
-
-  add(term: string, id: number): void {
-    const list = this.lists.get(term);
-    if (list) list.push(id);
-    else this.lists.set(term, [id]);
-  }
-
-  /** Removes the ids in `gone` from `term`'s list; true when the list became empty. */
-  remove(term: string, gone: ReadonlySet<number>): boolean {
-    const list = this.lists.get(term);
-    if (!list) return false;
-    const kept = list.filter((id) => !gone.has(id));
-    if (kept.length > 0) this.lists.set(term, kept);
-    else this.lists.delete(term);
-    return kept.length === 0;
-  }
+function compareNames(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 export class SearchIndex {
@@ -142,7 +161,6 @@ export class SearchIndex {
   private readonly byFragment = new Map<string, Set<number>>();
   private docCount = 0;
   private serverCount = 0;
-  private scratch = new Float64Array(0);
 
   size(): number {
     return this.docCount;
@@ -154,26 +172,30 @@ export class SearchIndex {
     const docIds: number[] = [];
     for (const entry of entries) {
       const id = this.freeDocIds.pop() ?? this.docs.length;
-      const doc = buildDoc(id, entry);
-      this.docs[id] = doc;
+      const tf = weightedTf(entry, TOOL_FIELDS);
+      this.docs[id] = {
+        entry,
+        terms: [...tf.keys()],
+        phraseName: phraseForm(entry.tool),
+        phraseNamespaced: phraseForm(entry.namespaced),
+        phraseTitle: phraseForm(entry.title ?? ""),
+      };
       docIds.push(id);
       this.docCount++;
-      for (const term of doc.tf.keys()) {
-        this.toolPostings.add(term, id);
+      for (const [term, f] of tf) {
+        this.toolPostings.add(term, id, f);
         this.vocab.add(term);
       }
-      for (const name of new Set([entry.namespaced, `${entry.server}__${entry.wire}`, entry.wire])) {
-        addTo(this.byName, name.toLowerCase(), id);
-      }
+      for (const name of namesOf(entry)) addTo(this.byName, name, id);
       addTo(this.byFragment, entry.tool.toLowerCase(), id);
     }
     const sid = this.freeServerIds.pop() ?? this.servers.length;
-    const sdoc: ServerDoc = { id: sid, name: server, docIds, tf: weightedTf({ server, entries }, SERVER_FIELDS) };
-    this.servers[sid] = sdoc;
+    const tf = weightedTf({ server, entries }, SERVER_FIELDS);
+    this.servers[sid] = { name: server, docIds, terms: [...tf.keys()] };
     this.serverIds.set(server, sid);
     this.serverCount++;
-    for (const term of sdoc.tf.keys()) {
-      this.serverPostings.add(term, sid);
+    for (const [term, f] of tf) {
+      this.serverPostings.add(term, sid, f);
       this.vocab.add(term);
     }
   }
@@ -184,21 +206,20 @@ export class SearchIndex {
     if (sid === undefined || !sdoc) return;
     const gone = new Set(sdoc.docIds);
     const terms = new Set<string>();
-    for (const id of sdoc.docIds) for (const term of this.docs[id]?.tf.keys() ?? []) terms.add(term);
+    for (const id of sdoc.docIds) for (const term of this.docs[id]?.terms ?? []) terms.add(term);
     for (const term of terms) this.toolPostings.remove(term, gone);
     for (const id of sdoc.docIds) {
       const doc = this.docs[id];
       if (!doc) continue;
-      for (const term of doc.tf.keys()) this.vocab.release(term);
-      const e = doc.entry;
-      for (const name of new Set([e.namespaced, `${e.server}__${e.wire}`, e.wire])) removeFrom(this.byName, name.toLowerCase(), id);
-      removeFrom(this.byFragment, e.tool.toLowerCase(), id);
+      for (const term of doc.terms) this.vocab.release(term);
+      for (const name of namesOf(doc.entry)) removeFrom(this.byName, name, id);
+      removeFrom(this.byFragment, doc.entry.tool.toLowerCase(), id);
       this.docs[id] = undefined;
       this.freeDocIds.push(id);
       this.docCount--;
     }
     const goneServer = new Set([sid]);
-    for (const term of sdoc.tf.keys()) {
+    for (const term of sdoc.terms) {
       this.serverPostings.remove(term, goneServer);
       this.vocab.release(term);
     }
@@ -215,99 +236,135 @@ export class SearchIndex {
     return out;
   }
 
-  /** The number of query terms `search` would use (0 for an empty or all-stopword query). */
+  /** The number of query terms a search uses (0 for an empty or all-stopword query). */
   termCount(query: string): number {
     return searchTerms(query).length;
   }
 
+  /** The full ranked list (or the first `maxHits`): best first, ties by namespaced name. */
   search(query: string, opts: SearchOptions = {}): RankedMatch[] {
+    const limit = opts.maxHits !== undefined && opts.maxHits > 0 ? opts.maxHits : Number.POSITIVE_INFINITY;
+    return this.rank(query, { limit, ...(opts.filter ? { filter: opts.filter } : {}) }).matches;
+  }
+
+  /** Like search, but materialises only the first `limit` matches and reports the total. */
+  rank(query: string, opts: { limit: number; filter?: (e: CatalogEntry) => boolean }): Ranking {
     const filter = opts.filter;
     const terms = searchTerms(query);
     const exact = this.exactNameHits(query, filter);
-    if (terms.length === 0 && exact.size === 0) return [];
+    if (terms.length === 0 && exact.size === 0) return { matches: [], total: 0 };
 
     const n = this.docs.length;
-    if (this.scratch.length < n + this.servers.length) this.scratch = new Float64Array(n + this.servers.length);
-    const best = this.scratch; // [0, n): per-doc best of this term; [n, ...): per-server best
     const total = new Float64Array(n);
-    const matched: (number[] | undefined)[] = new Array<number[] | undefined>(n);
+    const matchedCount = new Uint8Array(n);
+    const best = new Float64Array(n);
+    const serverBest = new Float64Array(this.servers.length);
     const touchedDocs: number[] = [];
+    /** For each term, the docs it matched (to rebuild matched_terms of the returned matches). */
+    const termDocs: number[][] = [];
 
-    terms.forEach((term, termIndex) => {
+    for (const term of terms) {
       const variants = this.variants(term);
       const touched: number[] = [];
-      const touchedServers: number[] = [];
       for (const v of variants) {
         const list = this.toolPostings.get(v.stem);
         if (!list) continue;
-        const idf = idfOf(this.docCount, list.length);
-        for (const id of list) {
-          const c = v.weight * idf * saturate(this.docs[id]?.tf.get(v.stem) ?? 0);
-          const prev = best[id] ?? 0;
+        let w = v.weight * idfOf(this.docCount, list.ids.length);
+        if (w < NEGLIGIBLE) {
+          if (v.weight < 1) continue;
+          w = NEGLIGIBLE;
+        }
+        const { ids, weights } = list;
+        for (let i = 0; i < ids.length; i++) {
+          const id = ids[i] as number;
+          const c = w * (weights[i] as number);
+          const prev = best[id] as number;
           if (prev === 0) touched.push(id);
           if (c > prev) best[id] = c;
         }
       }
+      const touchedServers: number[] = [];
       for (const v of variants) {
         const list = this.serverPostings.get(v.stem);
         if (!list) continue;
-        const idf = idfOf(this.serverCount, list.length);
-        for (const sid of list) {
-          const c = SCORER.serverWeight * v.weight * idf * saturate(this.servers[sid]?.tf.get(v.stem) ?? 0);
-          const prev = best[n + sid] ?? 0;
+        let w = SCORER.serverWeight * v.weight * idfOf(this.serverCount, list.ids.length);
+        if (w < NEGLIGIBLE) {
+          if (v.weight < 1) continue;
+          w = NEGLIGIBLE;
+        }
+        const { ids, weights } = list;
+        for (let i = 0; i < ids.length; i++) {
+          const sid = ids[i] as number;
+          const c = w * (weights[i] as number);
+          const prev = serverBest[sid] as number;
           if (prev === 0) touchedServers.push(sid);
-          if (c > prev) best[n + sid] = c;
+          if (c > prev) serverBest[sid] = c;
         }
       }
-      const add = (id: number, c: number): void => {
-        if (c <= 0) return;
-        let m = matched[id];
-        if (m === undefined) {
-          matched[id] = m = [];
-          touchedDocs.push(id);
-        }
-        if (m[m.length - 1] !== termIndex) m.push(termIndex);
-        total[id] = (total[id] ?? 0) + c;
-      };
-      for (const id of touched) {
-        add(id, best[id] ?? 0);
-        best[id] = 0;
-      }
+      // A doc's evidence for this term: its own best plus its server's best.
       for (const sid of touchedServers) {
-        const c = best[n + sid] ?? 0;
-        best[n + sid] = 0;
-        for (const id of this.servers[sid]?.docIds ?? []) add(id, c);
+        const c = serverBest[sid] as number;
+        serverBest[sid] = 0;
+        for (const id of this.servers[sid]?.docIds ?? []) {
+          if (best[id] === 0) touched.push(id);
+          best[id] = (best[id] as number) + c;
+        }
       }
-    });
+      for (const id of touched) {
+        const c = best[id] as number;
+        if (c === 0) continue; // already folded in (a doc can be touched twice)
+        best[id] = 0;
+        if (matchedCount[id] === 0) touchedDocs.push(id);
+        matchedCount[id] = (matchedCount[id] as number) + 1;
+        total[id] = (total[id] as number) + c;
+      }
+      termDocs.push(touched);
+    }
 
     const qPhrase = phraseForm(query);
     const usePhrase = qPhrase.length > 0 && Buffer.byteLength(qPhrase) <= SCORER.phraseMaxBytes;
-    const results: (RankedMatch & { exact: boolean })[] = [];
-    const seen = new Set<number>();
-    const consider = (id: number): void => {
-      if (seen.has(id)) return;
-      seen.add(id);
+    const candidates: number[] = [];
+    const score = new Float64Array(n);
+    for (const id of exact) if (matchedCount[id] === 0) touchedDocs.push(id);
+    for (const id of touchedDocs) {
       const doc = this.docs[id];
-      if (!doc || (filter && !filter(doc.entry))) return;
-      const hits = matched[id] ?? [];
-      const isExact = exact.has(id);
-      if (hits.length === 0 && !isExact) return; // a phrase bonus alone never makes a match
-      const mf = terms.length > 0 ? hits.length / terms.length : 0;
-      let score = Math.round(SCORER.scale * (total[id] ?? 0) * (1 + SCORER.coverage * mf));
-      if (usePhrase) score += phraseBonus(doc, qPhrase);
-      results.push({ entry: doc.entry, score, matchedTerms: hits.map((i) => terms[i]?.word ?? ""), exact: isExact });
-    };
-    for (const id of exact) consider(id);
-    for (const id of touchedDocs) consider(id);
-
-    results.sort(
-      (a, b) =>
-        Number(b.exact) - Number(a.exact) ||
-        b.score - a.score ||
-        (a.entry.namespaced < b.entry.namespaced ? -1 : a.entry.namespaced > b.entry.namespaced ? 1 : 0),
+      if (!doc || (filter && !filter(doc.entry))) continue;
+      const hits = matchedCount[id] as number;
+      if (hits === 0 && !exact.has(id)) continue; // a phrase bonus alone never makes a match
+      const mf = terms.length > 0 ? hits / terms.length : 0;
+      let s = Math.round(SCORER.scale * (total[id] as number) * (1 + SCORER.coverage * mf));
+      if (usePhrase) s += this.phraseBonus(doc, qPhrase);
+      score[id] = s;
+      candidates.push(id);
+    }
+    // Only the first `limit` need a full sort: find the score a match needs to be among them
+    // (a native numeric sort), then sort just those with the exact-name and name tie-breaks.
+    let pool = candidates;
+    if (candidates.length > opts.limit) {
+      const sorted = Float64Array.from(candidates, (id) => score[id] as number).sort();
+      const threshold = sorted[sorted.length - opts.limit] as number;
+      pool = candidates.filter((id) => (score[id] as number) >= threshold || exact.has(id));
+    }
+    const name = (id: number): string => this.docs[id]?.entry.namespaced ?? "";
+    pool.sort(
+      (a, b) => Number(exact.has(b)) - Number(exact.has(a)) || (score[b] as number) - (score[a] as number) || compareNames(name(a), name(b)),
     );
-    const limit = opts.maxHits !== undefined && opts.maxHits > 0 ? opts.maxHits : results.length;
-    return results.slice(0, limit).map(({ entry, score, matchedTerms }) => ({ entry, score, matchedTerms }));
+    const top = pool.slice(0, Math.min(pool.length, opts.limit));
+    // matched_terms in query-term order, for the returned matches only.
+    const slot = new Map<number, string[]>(top.map((id) => [id, []]));
+    termDocs.forEach((docs, t) => {
+      const word = terms[t]?.word ?? "";
+      for (const id of docs) {
+        const list = slot.get(id);
+        if (list && list[list.length - 1] !== word) list.push(word);
+      }
+    });
+    const matches = top.map((id) => ({
+      entry: (this.docs[id] as Doc).entry,
+      score: score[id] as number,
+      matchedTerms: slot.get(id) ?? [],
+    }));
+    return { matches, total: candidates.length };
   }
 
   /**
@@ -339,25 +396,27 @@ export class SearchIndex {
     put(term.stem, 1);
     if (term.word !== term.stem && this.vocab.has(term.word)) put(term.word, 1);
     for (const syn of synonymsOf(term.stem)) put(syn, SCORER.synonymWeight);
-    for (const p of this.vocab.prefixRelated(term.stem, SCORER.maxExpansionsPerTerm)) put(p, SCORER.prefixWeight);
+    for (const p of this.vocab.prefixRelated(term.stem, SCORER.maxPrefixExpansions)) put(p, SCORER.prefixWeight);
     if (!this.vocab.has(term.stem)) for (const f of this.vocab.oneEditAway(term.stem)) put(f, SCORER.fuzzyWeight);
     return [...out].map(([stem, weight]) => ({ stem, weight }));
   }
+
+  private phraseBonus(doc: Doc, q: string): number {
+    if (q === doc.phraseName || q === doc.phraseNamespaced) return PHRASE.exactName;
+    if (doc.phraseTitle.length > 0 && q === doc.phraseTitle) return PHRASE.exactTitle;
+    // Whole-word containment: "get" must not count as contained in "together".
+    const padded = ` ${q} `;
+    if (` ${doc.phraseName} `.includes(padded)) return PHRASE.inName;
+    if (` ${doc.phraseTitle} `.includes(padded)) return PHRASE.inTitle;
+    const e = doc.entry;
+    doc.phraseText ??= phraseForm(`${e.description} ${e.useWhen.join(" ")} ${e.toolUseWhen.join(" ")}`);
+    if (` ${doc.phraseText} `.includes(padded)) return PHRASE.inText;
+    return 0;
+  }
 }
 
-function idfOf(n: number, df: number): number {
-  return Math.log(1 + (n - df + 0.5) / (df + 0.5));
-}
-
-function phraseBonus(doc: Doc, q: string): number {
-  if (q === doc.phraseName || q === doc.phraseNamespaced) return PHRASE.exactName;
-  if (doc.phraseTitle.length > 0 && q === doc.phraseTitle) return PHRASE.exactTitle;
-  // Whole-word containment: "get" must not count as contained in "together".
-  const padded = ` ${q} `;
-  if (` ${doc.phraseName} `.includes(padded)) return PHRASE.inName;
-  if (` ${doc.phraseTitle} `.includes(padded)) return PHRASE.inTitle;
-  if (` ${doc.phraseText} `.includes(padded)) return PHRASE.inText;
-  return 0;
+function namesOf(entry: CatalogEntry): Set<string> {
+  return new Set([entry.namespaced, `${entry.server}__${entry.wire}`, entry.wire].map((s) => s.toLowerCase()));
 }
 
 function addTo<K, V>(map: Map<K, Set<V>>, key: K, value: V): void {

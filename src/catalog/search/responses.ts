@@ -80,25 +80,32 @@ export function buildSearchResponse(
   }
   const maxHits = searchMaxHits(args.max_hits);
   const filter = ctx.filter;
-  const rankings = queries.map((q) => index.search(q, filter ? { filter } : {}));
-  const hasIntent = queries.some((q) => index.termCount(q) > 0) || rankings.some((r) => r.length > 0);
+  const opts = filter ? { filter } : {};
+  const hasIntent = (q: string): boolean => index.termCount(q) > 0 || index.rank(q, { limit: 1, ...opts }).total > 0;
 
   let ranked: RankedMatch[];
-  if (!hasIntent) {
+  let count: number;
+  if (!queries.some(hasIntent)) {
     // No intent at all (no query, empty, or only stopwords): list the in-scope catalogue by name, score 0.
     ranked = ctx.all
       .filter((e) => !filter || filter(e))
       .sort(byName)
       .map((entry) => ({ entry, score: 0, matchedTerms: [] }));
+    count = ranked.length;
+  } else if (queries.length === 1) {
+    const r = index.rank(queries[0] ?? "", { limit: maxHits, ...opts });
+    ranked = r.matches;
+    count = r.total;
   } else {
-    ranked = rankings.length === 1 ? (rankings[0] ?? []) : mergeRankings(rankings);
+    ranked = mergeRankings(queries.map((q) => index.search(q, opts)));
+    count = ranked.length;
   }
   const { items, byteLimited } = boundedMatches(ranked, maxHits, { withScore: true });
   const out: JsonObject = { contract_version: CONTRACT_VERSION, catalog_revision: ctx.revision };
   if (args.query !== undefined && (args.queries === undefined || args.queries.length === 0)) out["query"] = args.query;
-  out["count"] = ranked.length;
+  out["count"] = count;
   out["returned"] = items.length;
-  out["truncated"] = items.length < ranked.length;
+  out["truncated"] = items.length < count;
   out["byte_limited"] = byteLimited;
   out["matches"] = items;
   return out;
@@ -133,12 +140,13 @@ export function buildResolveResponse(
   if (utf8Bytes(query) > MAX_QUERY_BYTES) return { ...OVERSIZE };
   const maxHits = resolveMaxHits(args.max_hits);
   const termCount = index.termCount(query);
-  const matches = index.search(query, ctx.filter ? { filter: ctx.filter } : {});
+  // The top match, up to max_hits alternatives, and one more to know whether any were left out.
+  const { matches, total } = index.rank(query, { limit: maxHits + 2, ...(ctx.filter ? { filter: ctx.filter } : {}) });
   if (termCount === 0 && matches.length === 0) return noMatch(ctx.revision, query, "query_too_generic");
   const top = matches[0];
   if (!top) return noMatch(ctx.revision, query, "no_lexical_overlap");
 
-  const assessment = assessRoute(matches, Math.max(termCount, 1));
+  const assessment = assessRoute(matches, Math.max(termCount, 1), total);
   const compactTop = compactMatch(top, { withScore: true });
   const template = argumentTemplate(top.entry.inputSchema);
   const recommendation: JsonObject = {
@@ -173,7 +181,7 @@ export function buildResolveResponse(
     recommendation,
     ambiguous,
     alternatives,
-    alternatives_truncated: byteLimited || alternatives.length < rest.length,
+    alternatives_truncated: byteLimited || alternatives.length < total - 1,
     hint,
   };
 }

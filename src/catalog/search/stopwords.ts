@@ -7,7 +7,8 @@ both but by can could did do does doing down during each few for from further ha
 here hers him his how i if in into is it its itself just me more most my myself of off on once only or other
 our ours out over own please same she should so some such than that the their theirs them then there these
 they this those through to too under until up very was we were what when where which while who whom why will
-with would you your yours want wants need needs using use via also etc let like`;
+with would you your yours want wants need needs using use via also etc let like
+help tell give provide kindly thanks thank able sure know`;
 
 const SPANISH = `a al algo como con cual cuando de del desde donde el ella ellos en entre era es esa ese esta estas
 este esto estos estoy fue ha hay la las le les lo los me mi mis muy necesito nos o para pero por porque que

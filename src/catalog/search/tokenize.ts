@@ -7,7 +7,7 @@
 // Identifier splitting happens before lowercasing (it needs the case boundaries); diacritics are
 // folded with NFKD + removal of combining marks, which covers far more than the Go fold list.
 import { isStopword } from "./stopwords.js";
-import { stem } from "./stem.js";
+import { stem as stemWord } from "./stem.js";
 import { truncateUtf8 } from "./text.js";
 
 /** Text longer than this is clipped before tokenising (bounds the work per field and query). */
@@ -17,12 +17,19 @@ export const MAX_QUERY_TERMS = 64;
 
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 
+// Most catalogue text is ASCII; it takes cheaper paths (same results) than full Unicode text.
+const NON_ASCII = /[^\x00-\x7f]/;
+
 /** Lowercases and folds diacritics (á -> a, ñ -> n, ü -> u, ...). */
 export function foldText(text: string): string {
+  if (!NON_ASCII.test(text)) return text.toLowerCase();
   return text.normalize("NFKD").replace(/\p{M}+/gu, "").toLowerCase();
 }
 
 function splitIdentifierCase(text: string): string {
+  if (!NON_ASCII.test(text)) {
+    return text.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/([A-Z])([A-Z][a-z])/g, "$1 $2");
+  }
   return text
     .replace(/(\p{Ll}|\p{N})(\p{Lu})/gu, "$1 $2") // getUser -> get User, v2Api -> v2 Api
     .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, "$1 $2"); // HTTPServer -> HTTP Server
@@ -56,6 +63,20 @@ export function words(text: string): string[] {
 export interface Term {
   word: string;
   stem: string;
+}
+
+/** Stems are pure functions of the word; the vocabulary of a catalogue is small, so cache them. */
+const STEM_CACHE = new Map<string, string>();
+const STEM_CACHE_LIMIT = 200_000;
+
+function stem(word: string): string {
+  let s = STEM_CACHE.get(word);
+  if (s === undefined) {
+    s = stemWord(word);
+    if (STEM_CACHE.size >= STEM_CACHE_LIMIT) STEM_CACHE.clear();
+    STEM_CACHE.set(word, s);
+  }
+  return s;
 }
 
 function keep(word: string): boolean {

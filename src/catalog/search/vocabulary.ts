@@ -54,16 +54,18 @@ export class Vocabulary {
     if (term.length >= MIN_FUZZY_LENGTH - 1) for (const d of deletions(term)) removeFrom(this.deletionIndex, d, term);
   }
 
-  /** Indexed terms that extend `term`, and indexed terms (≥ 4 chars) that `term` extends. */
+  /**
+   * Indexed terms that extend `term` (the `limit` shortest, then alphabetical, so the choice does
+   * not depend on indexing order), and indexed terms (≥ 4 chars) that `term` extends.
+   */
   prefixRelated(term: string, limit: number): string[] {
-    const out: string[] = [];
-    if (term.length < MIN_PREFIX_LENGTH) return out;
+    if (term.length < MIN_PREFIX_LENGTH) return [];
+    const longer: string[] = [];
     for (const v of this.prefixBuckets.get(term.slice(0, MIN_PREFIX_LENGTH)) ?? []) {
-      if (v !== term && v.startsWith(term)) {
-        out.push(v);
-        if (out.length >= limit) break;
-      }
+      if (v !== term && v.startsWith(term)) longer.push(v);
     }
+    longer.sort((a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0));
+    const out = longer.slice(0, limit);
     for (let len = MIN_PREFIX_LENGTH; len < term.length; len++) {
       const p = term.slice(0, len);
       if (this.refs.has(p)) out.push(p);

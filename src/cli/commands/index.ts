@@ -4,8 +4,10 @@ import type { Command } from "commander";
 import type { CliIO } from "../context.js";
 import { registerOperator } from "./operator.js";
 import { registerServe } from "./serve.js";
+import { registerStats } from "./stats.js";
+import { registerToken } from "./token.js";
 import { registerVault } from "./vault.js";
 
 export type RegisterCommand = (program: Command, io: CliIO) => void;
 
-export const COMMANDS: RegisterCommand[] = [registerOperator, registerServe, registerVault];
+export const COMMANDS: RegisterCommand[] = [registerOperator, registerServe, registerVault, registerStats, registerToken];

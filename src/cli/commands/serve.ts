@@ -23,11 +23,13 @@ export function registerServe(program: Command, io: CliIO): void {
       if (opts.listen !== undefined) {
         const { serveHttp } = await import("../../gateway/http.js");
         await serveHttp({ config: loaded.config, dataDir: dataDir(env), env, log, listen: listenOf(opts.listen), io, ...(opts.agent ? { agent: opts.agent } : {}) });
+        exitSoon();
         return;
       }
       // Loaded on demand: `mcphub list` and friends should not pay for the gateway's imports.
       const { serveStdio } = await import("../../gateway/stdio.js");
       await serveStdio({ config: loaded.config, dataDir: dataDir(env), env, log, ...(opts.agent ? { agent: opts.agent } : {}) });
+      exitSoon();
     });
 
   program
@@ -43,7 +45,16 @@ export function registerServe(program: Command, io: CliIO): void {
       const listen = listenOf(opts.listen ?? loaded.config.listen ?? DEFAULT_LISTEN);
       const { serveHttp } = await import("../../gateway/http.js");
       await serveHttp({ config: loaded.config, dataDir: dataDir(env), env, log, listen, io });
+      exitSoon();
     });
+}
+
+/**
+ * After a server has shut down cleanly, nothing should keep the process alive; if a stray handle
+ * does (a library's socket, a timer), exit anyway rather than linger as an orphan.
+ */
+function exitSoon(): void {
+  setTimeout(() => process.exit(typeof process.exitCode === "number" ? process.exitCode : 0), 1500).unref();
 }
 
 function listenOf(text: string) {

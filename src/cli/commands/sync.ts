@@ -15,7 +15,7 @@ import {
   type SyncPlan,
 } from "../../harness/index.js";
 import { CliError, colors, printJson, type CliIO } from "../context.js";
-import { dataDirOf, example, globalsOf, load, oneLine, syncContext, tildify } from "./common.js";
+import { dataDirOf, example, globalsOf, harnessHomeOf, load, oneLine, syncContext, tildify } from "./common.js";
 
 const SIGN: Record<SyncAction["action"], string> = { add: "+", update: "~", remove: "-", unchanged: "=" };
 
@@ -121,10 +121,11 @@ export function registerSync(program: Command, io: CliIO): void {
           throw oneLine(err);
         }
         if (globalsOf(cmd).json) return printJson(io, res);
+        const home = harnessHomeOf();
         return io.out(
           res.restored === "backup"
-            ? `Restored ${res.path} from ${res.backup} (plan ${res.planId}, agent ${res.agent}).`
-            : `Removed ${res.path}, which plan ${res.planId} had created (agent ${res.agent}).`,
+            ? `Restored ${tildify(res.path, home)} from ${tildify(res.backup ?? "", home)} (plan ${res.planId}, agent ${res.agent}).`
+            : `Removed ${tildify(res.path, home)}, which plan ${res.planId} had created (agent ${res.agent}).`,
         );
       }
       const loaded = await load(cmd);

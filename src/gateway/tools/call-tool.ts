@@ -3,7 +3,7 @@
 // path, or start a detached call.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { InvalidArgumentsError, invokeTool } from "../call.js";
+import { downstreamFailure, InvalidArgumentsError, invokeTool } from "../call.js";
 import { DetachedError } from "../detached.js";
 import { errorText } from "../hub.js";
 import { checkArguments } from "../validate-args.js";
@@ -52,6 +52,6 @@ export async function callTool(ctx: ToolContext, raw: unknown): Promise<CallTool
     });
   } catch (err) {
     if (err instanceof InvalidArgumentsError) return jsonResult(err.document);
-    return badRequest(`call ${entry.namespaced}: ${errorText(err)}`);
+    return badRequest(downstreamFailure(entry.namespaced, err));
   }
 }

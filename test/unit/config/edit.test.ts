@@ -113,6 +113,28 @@ groups:
   });
 });
 
+describe("editing the commented example config", () => {
+  it("inserts a server as a block of new lines and changes nothing else", async () => {
+    const example = readFileSync(join(import.meta.dirname, "../../../mcphub.example.yaml"), "utf8");
+    const p = join(dir, "mcphub.yaml");
+    writeFileSync(p, example);
+    await editConfig(p, (ed) => {
+      ed.set(["servers", "github"], { url: "https://api.example.com/mcp", description: "GitHub" });
+      ed.set(["groups", "local"], ["everything", "memory", "files", "github"]);
+    });
+    const after = readFileSync(p, "utf8");
+    const added = "  github:\n    url: https://api.example.com/mcp\n    description: GitHub\n";
+    expect(after).toContain(added);
+    expect(after).toContain("  local: [everything, memory, files, github]\n");
+    // Remove the two edits and the original comes back byte for byte.
+    const undone = after.replace(added, "").replace("[everything, memory, files, github]", "[everything, memory, files]");
+    expect(undone).toBe(example);
+    // The new server sits after the last server's own comments and before the groups' comment.
+    expect(after.indexOf(added)).toBeGreaterThan(after.indexOf("#   Authorization: Bearer vault://demo/TOKEN"));
+    expect(after.indexOf(added)).toBeLessThan(after.indexOf("# Named sets of servers"));
+  });
+});
+
 describe("invalid edits write nothing", () => {
   it("throws a ConfigError and leaves the file, with no backup or temp file", async () => {
     const p = join(dir, "mcphub.yaml");
@@ -198,6 +220,16 @@ describe("saving", () => {
     expect(mode(p)).toBe(0o600);
     expect(mode(join(dir, "conf"))).toBe(0o700);
     expect(readdirSync(join(dir, "conf"))).toEqual(["mcphub.yaml"]);
+  });
+
+  it("creates missing TOML and JSON files too", async () => {
+    for (const name of ["new.json", "new.toml"]) {
+      const p = join(dir, name);
+      await editConfig(p, (ed) => ed.set(["expose"], "lazy"), { createIfMissing: true });
+      const { config } = await loadConfig({ configPath: p, env: {}, cwd: dir, home: dir });
+      expect(config.expose).toBe("lazy");
+      expect(mode(p)).toBe(0o600);
+    }
   });
 
   it("edits the target of a symlink and keeps the link", async () => {

@@ -131,7 +131,7 @@ describe("Supervisor", () => {
     expect(lines(env.START_LOG)).toHaveLength(1);
   });
 
-  it("treats a timeout as outcome-unknown and reconnects for later calls", async () => {
+  it("treats a timeout as outcome-unknown, cancels it downstream, and keeps the shared session", async () => {
     const dir = tmp();
     const env = { CANCEL_LOG: join(dir, "cancel.log"), START_LOG: join(dir, "start.log") };
     const sup = supervisor({ p: fixture("progress-cancel.mjs", { env }) });
@@ -139,9 +139,11 @@ describe("Supervisor", () => {
     await sup.waitForServer("p", { timeoutMs: 20_000 });
     const err = await rejection(sup.callTool("p", "slow", { steps: 100_000 }, { timeoutMs: 300 }));
     expect((err as OutcomeUnknownError).reason).toBe("timeout");
+    await eventually(() => lines(env.CANCEL_LOG).length === 1, "the downstream saw the cancellation");
     const ok = await sup.callTool("p", "echo", { message: "after" });
     expect(textOf(ok)).toBe("echo: after");
-    expect(lines(env.START_LOG)).toHaveLength(2);
+    // The same process served the next call: a timed-out call does not restart a shared server.
+    expect(lines(env.START_LOG)).toHaveLength(1);
   });
 
   it("coalesces a list_changed storm into few re-lists", async () => {
@@ -227,8 +229,19 @@ describe("Supervisor", () => {
     expect(all).not.toContain(token);
     expect(snap.error).toMatch(/exited with code 3/);
     expect(snap.error).toMatch(/downstream stderr: /);
-    // The error carries a fixed summary, never the raw text.
+    // The error carries a fixed summary, never the raw text; the tail is kept, redacted.
     expect(snap.error).not.toContain("could not log in");
+    expect(snap.stderrTail).toContain("could not log in with [redacted]");
+    expect(snap.stderrTail).not.toMatch(/\u001b/);
+  });
+
+  it("keeps retrying a failing server in the background", async () => {
+    const dir = tmp();
+    const env = { START_LOG: join(dir, "start.log") };
+    const sup = supervisor({ bad: fixture("stderr-secret.mjs", { env }) }, { backoff: { initialMs: 10, maxMs: 50 } });
+    sup.start();
+    await eventually(() => lines(env.START_LOG).length >= 3, "three start attempts");
+    expect(["failed", "connecting"]).toContain(sup.snapshot("bad")?.state);
   });
 
   it("isolates child env: no vault passphrase, no other server's vars", async () => {
@@ -249,6 +262,39 @@ describe("Supervisor", () => {
     } finally {
       process.env = saved;
     }
+  });
+
+  it("fails in-flight calls at once on close, saying nothing was retried", async () => {
+    const sup = supervisor({ p: fixture("progress-cancel.mjs") });
+    sup.start();
+    let started!: () => void;
+    const progressed = new Promise<void>((r) => (started = r));
+    const call = rejection(sup.callTool("p", "slow", { steps: 100_000 }, { timeoutMs: 600_000, onProgress: () => started() }));
+    await progressed;
+    await sup.close();
+    const err = await call;
+    expect(err).toBeInstanceOf(OutcomeUnknownError);
+    expect((err as Error).message).toMatch(/shutting down/);
+  });
+
+  it("kills a server that is still starting when closed", async () => {
+    const sup = supervisor({ slow: fixture("slow-start.mjs", { env: { SLOW_START_MS: "30000" } }) });
+    sup.start();
+    await eventually(() => descendants(process.pid).some(alive), "the child to be spawned");
+    const pids = descendants(process.pid);
+    await sup.close();
+    expect(pids.filter(alive)).toEqual([]);
+    expect(sup.snapshot("slow")?.connected).toBe(false);
+  });
+
+  it("reports a command that cannot be spawned as failed, with the reason", async () => {
+    const sup = supervisor({ missing: { command: "/nonexistent/mcp-server", enabled: true }, ok: fixture("slow-start.mjs") });
+    sup.start();
+    const err = await rejection(sup.waitForServer("missing", { timeoutMs: 10_000 }));
+    expect((err as NotConnectedError).kind).toBe("not_connected");
+    expect(sup.snapshot("missing")?.state).toBe("failed");
+    expect(sup.snapshot("missing")?.error).toMatch(/ENOENT/);
+    await sup.waitForServer("ok", { timeoutMs: 20_000 });
   });
 
   it("returns large results over stdio intact", async () => {

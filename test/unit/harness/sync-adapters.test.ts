@@ -22,7 +22,7 @@ const fixtureName = (a: HarnessAdapter) => (a.type === "kilo" ? "kilo.jsonc" : `
 
 /** Strings that sit outside the MCP section of each fixture and must survive. */
 const KEEP: Record<string, string[]> = {
-  "local-agent": ["# Local Agent configuration", "num_ctx: 16384 # keep the context small", "local_only: true", "timeout: 30s", "# my notes server"],
+  "local-agent": ["# Local Agent configuration", "num_ctx: 16384 # keep the context small", "local_only: true", "timeout: 30s", "# my notes server", "    args: [serve]\n", '    env: ["NOTES_DIR=/tmp/notes"]\n'],
   claude: ['"numStartups": 12', '"/home/me/repo"', '"autoUpdates": false'],
   "claude-desktop": ['"globalShortcut": "Ctrl+Space"'],
   cursor: ['"docs"'],
@@ -35,7 +35,7 @@ const KEEP: Record<string, string[]> = {
   crush: ['"gopls"', '"$schema"'],
   kilo: ["// Kilo Code CLI configuration", "/* MCP servers */", "// added by hand"],
   kimi: ['default_model = "kimi-k2"', "max_steps_per_run = 100"],
-  hermes: ["# Hermes Agent", "timeout: 120 # seconds", "backend: local"],
+  hermes: ["# Hermes Agent", "timeout: 120 # seconds", "backend: local", "    args: [serve]\n"],
   forge: ['"disable": false'],
 };
 

@@ -1,0 +1,91 @@
+// `mcphub token create|list|revoke`: bearer tokens that let an agent use the HTTP daemon
+// (`mcphub up`). A token is shown once, at creation; mcphub keeps only its hash.
+import type { Command } from "commander";
+import { TokenStore, type TokenInfo } from "../../gateway/tokens.js";
+import { CliError, colors, printJson, type CliIO } from "../context.js";
+import { dataDirOf, example, globalsOf, load } from "./common.js";
+
+/** The agent must be configured: a token for a typo would authenticate into an unknown scope. */
+async function requireAgent(cmd: Command, agent: string): Promise<void> {
+  const { config } = await load(cmd);
+  if (config.agents[agent] !== undefined) return;
+  const known = Object.keys(config.agents).sort();
+  throw new CliError(
+    `unknown agent "${agent}"${known.length ? `; configured agents: ${known.join(", ")}` : " (no agents are configured; add one under agents: in the config)"}`,
+  );
+}
+
+function storeError(err: unknown): CliError {
+  return err instanceof CliError ? err : new CliError(err instanceof Error ? err.message : String(err));
+}
+
+export function registerToken(program: Command, io: CliIO): void {
+  const token = program
+    .command("token")
+    .description("Manage the bearer tokens agents use to reach the HTTP daemon (mcphub up)")
+    .addHelpText("after", example(["mcphub token create claude", "mcphub token list", "mcphub token revoke claude"]));
+
+  token
+    .command("create <agent>")
+    .description("Create a token for AGENT and print it once")
+    .action(async (agent: string, _flags: unknown, cmd: Command) => {
+      await requireAgent(cmd, agent);
+      const created = await TokenStore.open(dataDirOf())
+        .create(agent)
+        .catch((err: unknown) => {
+          throw storeError(err);
+        });
+      if (globalsOf(cmd).json) {
+        printJson(io, { ...created.info, token: created.token });
+        return;
+      }
+      const c = colors(io);
+      io.out(created.token);
+      io.err(
+        c.dim(
+          `Token ${created.info.id} for agent "${agent}". It is shown only now and cannot be displayed again; ` +
+            `give it to the harness as "Authorization: Bearer <token>" (mcphub sync --write does this for you).`,
+        ),
+      );
+    });
+
+  token
+    .command("list [agent]")
+    .description("List tokens (id, agent, created, last four characters; never the secret)")
+    .action(async (agent: string | undefined, _flags: unknown, cmd: Command) => {
+      const tokens = await TokenStore.open(dataDirOf())
+        .list(agent)
+        .catch((err: unknown) => {
+          throw storeError(err);
+        });
+      if (globalsOf(cmd).json) {
+        printJson(io, tokens);
+        return;
+      }
+      io.out(renderTokens(tokens, io, agent));
+    });
+
+  token
+    .command("revoke <agentOrId>")
+    .description("Revoke one token by id, or every token of an agent")
+    .action(async (agentOrId: string, _flags: unknown, cmd: Command) => {
+      const n = await TokenStore.open(dataDirOf())
+        .revoke(agentOrId)
+        .catch((err: unknown) => {
+          throw storeError(err);
+        });
+      if (n === 0) throw new CliError(`no live token matches "${agentOrId}"; see \`mcphub token list\``);
+      if (globalsOf(cmd).json) printJson(io, { revoked: n });
+      else io.out(`Revoked ${n} token${n === 1 ? "" : "s"} (${agentOrId}). A running daemon refuses ${n === 1 ? "it" : "them"} from its next request.`);
+    });
+}
+
+function renderTokens(tokens: TokenInfo[], io: CliIO, agent: string | undefined): string {
+  if (tokens.length === 0) return agent ? `No tokens for agent "${agent}".` : "No tokens. Create one with `mcphub token create AGENT`.";
+  const c = colors(io);
+  const rows = tokens.map((t) => [t.id, t.agent, t.created.slice(0, 19).replace("T", " "), `…${t.last4}`, t.revoked ? `revoked ${t.revoked.slice(0, 10)}` : "live"]);
+  const header = ["ID", "AGENT", "CREATED (UTC)", "ENDS", "STATE"];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (cells: string[]) => cells.map((x, i) => (i === cells.length - 1 ? x : x.padEnd(widths[i] ?? 0))).join("  ");
+  return [c.bold(line(header)), ...rows.map((r) => (r[4] === "live" ? line(r) : c.dim(line(r))))].join("\n");
+}

@@ -1,0 +1,212 @@
+// Per-agent bearer tokens for the HTTP daemon. A token is `mcphub_` + 32 random bytes (base64url);
+// only its SHA-256 is stored, in `<dataDir>/tokens.json` (0600, directory 0700), so the file does
+// not hold usable secrets. The CLI writes (create, revoke) while a daemon reads (verify on every
+// request): writers take a lock file and replace the file atomically (temp + rename), and readers
+// re-read only when the file's identity (inode, mtime, size) changed, so a revoke takes effect on
+// the daemon's next request without a restart.
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { mkdirSync } from "node:fs";
+import { open, readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { z } from "zod";
+
+export interface TokenInfo {
+  id: string;
+  agent: string;
+  /** ISO time of creation. */
+  created: string;
+  /** The token's last four characters, to tell tokens apart (24 of its 256 bits). */
+  last4: string;
+  /** ISO time of revocation; a revoked token never verifies. */
+  revoked?: string;
+}
+
+const TOKEN_PREFIX = "mcphub_";
+const TOKEN_RE = /^mcphub_[A-Za-z0-9_-]{43}$/;
+const AGENT_RE = /^[^\u0000-\u001f\u007f]{1,128}$/;
+
+const storedSchema = z.object({
+  id: z.string().regex(/^tok_[0-9a-f]{12}$/),
+  agent: z.string().min(1),
+  created: z.string(),
+  last4: z.string(),
+  hash: z.string().regex(/^[0-9a-f]{64}$/),
+  revoked: z.string().optional(),
+});
+const fileSchema = z.object({ version: z.literal(1), tokens: z.array(storedSchema) });
+
+type StoredToken = z.infer<typeof storedSchema>;
+type TokenFile = z.infer<typeof fileSchema>;
+
+const LOCK_WAIT_MS = 5000;
+const LOCK_STALE_MS = 30_000;
+
+function sha256(text: string): Buffer {
+  return createHash("sha256").update(text, "utf8").digest();
+}
+
+function info(t: StoredToken): TokenInfo {
+  return { id: t.id, agent: t.agent, created: t.created, last4: t.last4, ...(t.revoked ? { revoked: t.revoked } : {}) };
+}
+
+export class TokenStore {
+  private readonly file: string;
+  /** Cached parse of the file and the identity it was read at. */
+  private cache: { key: string; tokens: StoredToken[]; hashes: Buffer[] } | undefined;
+
+  private constructor(private readonly dataDir: string) {
+    this.file = join(dataDir, "tokens.json");
+  }
+
+  static open(dataDir: string): TokenStore {
+    return new TokenStore(dataDir);
+  }
+
+  /** Creates a token for `agent`. The plaintext is returned once and never stored. */
+  async create(agent: string): Promise<{ token: string; info: TokenInfo }> {
+    if (!AGENT_RE.test(agent)) throw new Error("agent name must be 1-128 characters without control characters");
+    const token = TOKEN_PREFIX + randomBytes(32).toString("base64url");
+    const stored: StoredToken = {
+      id: `tok_${randomBytes(6).toString("hex")}`,
+      agent,
+      created: new Date().toISOString(),
+      last4: token.slice(-4),
+      hash: sha256(token).toString("hex"),
+    };
+    await this.update((f) => {
+      f.tokens.push(stored);
+    });
+    return { token, info: info(stored) };
+  }
+
+  /** Every token (revoked ones included, marked), optionally for one agent. Never secrets. */
+  async list(agent?: string): Promise<TokenInfo[]> {
+    const { tokens } = await this.current();
+    return tokens.filter((t) => agent === undefined || t.agent === agent).map(info);
+  }
+
+  /** Revokes the token with this id, or every live token of this agent. Returns how many. */
+  async revoke(agentOrId: string): Promise<number> {
+    let n = 0;
+    const now = new Date().toISOString();
+    await this.update((f) => {
+      for (const t of f.tokens) {
+        if (t.revoked === undefined && (t.id === agentOrId || t.agent === agentOrId)) {
+          t.revoked = now;
+          n++;
+        }
+      }
+    });
+    return n;
+  }
+
+  /**
+   * The agent a bearer token belongs to, or undefined (unknown, malformed or revoked). The hash is
+   * compared against every live token in constant time, without stopping at a match.
+   */
+  async verify(bearer: string): Promise<{ agent: string; id: string } | undefined> {
+    const { tokens, hashes } = await this.current();
+    const presented = sha256(bearer);
+    let found: StoredToken | undefined;
+    tokens.forEach((t, i) => {
+      const h = hashes[i] as Buffer;
+      if (timingSafeEqual(presented, h) && t.revoked === undefined) found = t;
+    });
+    return found && TOKEN_RE.test(bearer) ? { agent: found.agent, id: found.id } : undefined;
+  }
+
+  /** Whether any live (unrevoked) token exists: the daemon then requires one on every request. */
+  async hasAny(): Promise<boolean> {
+    const { tokens } = await this.current();
+    return tokens.some((t) => t.revoked === undefined);
+  }
+
+  /** The file's tokens, re-read only when the file changed since the last read. */
+  private async current(): Promise<{ tokens: StoredToken[]; hashes: Buffer[] }> {
+    let key: string;
+    try {
+      const s = await stat(this.file);
+      key = `${s.ino}:${s.mtimeMs}:${s.size}`;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+      key = "absent";
+    }
+    if (this.cache?.key === key) return this.cache;
+    const f = await this.read();
+    this.cache = { key, tokens: f.tokens, hashes: f.tokens.map((t) => Buffer.from(t.hash, "hex")) };
+    return this.cache;
+  }
+
+  private async read(): Promise<TokenFile> {
+    let text: string;
+    try {
+      text = await readFile(this.file, "utf8");
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return { version: 1, tokens: [] };
+      throw err;
+    }
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      throw new Error(`${this.file} is not valid JSON; restore it from a backup or remove it and create new tokens`);
+    }
+    const parsed = fileSchema.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new Error(`${this.file}: ${issue ? `${issue.path.join(".") || "file"}: ${issue.message}` : "unexpected content"}; remove it and create new tokens`);
+    }
+    return parsed.data;
+  }
+
+  /** Read-modify-write under the lock, replacing the file atomically (0600). */
+  private async update(change: (f: TokenFile) => void): Promise<void> {
+    mkdirSync(this.dataDir, { recursive: true, mode: 0o700 });
+    const release = await this.lock();
+    try {
+      const f = await this.read();
+      change(f);
+      const tmp = `${this.file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+      try {
+        await writeFile(tmp, `${JSON.stringify(f, null, 2)}\n`, { mode: 0o600, flag: "wx" });
+        await rename(tmp, this.file);
+      } catch (err) {
+        await unlink(tmp).catch(() => undefined);
+        throw err;
+      }
+      this.cache = undefined;
+    } finally {
+      await release();
+    }
+  }
+
+  /**
+   * An exclusive lock file beside tokens.json (O_CREAT|O_EXCL). A lock older than 30 s is taken to
+   * belong to a crashed process and removed.
+   */
+  private async lock(): Promise<() => Promise<void>> {
+    const path = `${this.file}.lock`;
+    const deadline = Date.now() + LOCK_WAIT_MS;
+    for (;;) {
+      try {
+        const fh = await open(path, "wx", 0o600);
+        await fh.writeFile(String(process.pid));
+        await fh.close();
+        return () => unlink(path).catch(() => undefined);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      }
+      try {
+        const s = await stat(path);
+        if (Date.now() - s.mtimeMs > LOCK_STALE_MS) {
+          await unlink(path).catch(() => undefined);
+          continue;
+        }
+      } catch {
+        continue; // released between our attempts
+      }
+      if (Date.now() > deadline) throw new Error(`${path} is held by another mcphub process; try again (or remove it if no mcphub is running)`);
+      await new Promise((r) => setTimeout(r, 20 + Math.random() * 30));
+    }
+  }
+}
