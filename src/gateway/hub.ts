@@ -8,6 +8,7 @@ import { Supervisor } from "../downstream/supervisor.js";
 import type { SecretResolver } from "../downstream/types.js";
 import { Telemetry } from "../telemetry/index.js";
 import { DetachedJournal } from "../vault/detached.js";
+import { openKeyring, type Keyring } from "../vault/keys.js";
 import { ResultStore } from "../vault/results.js";
 import { VaultSecretResolver } from "../vault/resolver.js";
 import { VERSION } from "../version.js";
@@ -39,7 +40,16 @@ export class Hub {
   constructor(private readonly opts: HubOptions) {
     const { config } = opts;
     this.catalog = new Catalog(serverMeta(config));
-    const secrets: SecretResolver = new VaultSecretResolver({ dataDir: opts.dataDir, env: opts.env });
+    // One keyring for every store: with a passphrase, scrypt runs once per process, not per store.
+    let keyring: Promise<Keyring> | undefined;
+    const openOnce = () => {
+      keyring ??= openKeyring(opts.dataDir, opts.env);
+      keyring.catch(() => {
+        keyring = undefined; // a locked vault may be unlocked later; do not cache the failure
+      });
+      return keyring;
+    };
+    const secrets: SecretResolver = new VaultSecretResolver({ dataDir: opts.dataDir, env: opts.env, keyring: openOnce });
     this.supervisor = new Supervisor({
       servers: config.servers,
       connectTimeoutMs: config.connect_timeout,
@@ -50,7 +60,7 @@ export class Hub {
     this.supervisor.onChange((server) => this.syncServer(server));
     this.telemetry = Telemetry.open({ dataDir: opts.dataDir });
     // The vault is opened in the background: initialize and tools/list never wait for it.
-    this.stores = openStores(opts).catch((err: unknown) => ({ error: errorText(err) }));
+    this.stores = openStores(opts, openOnce).catch((err: unknown) => ({ error: errorText(err) }));
     this.detached = new DetachedRegistry(this);
   }
 
@@ -117,10 +127,11 @@ export class Hub {
   }
 }
 
-async function openStores(opts: HubOptions) {
+async function openStores(opts: HubOptions, keyring: () => Promise<Keyring>) {
   const retentionMs = opts.config.result_retention;
-  const results = await ResultStore.open({ dataDir: opts.dataDir, retentionMs, env: opts.env });
-  const journal = await DetachedJournal.open({ dataDir: opts.dataDir, retentionMs, env: opts.env });
+  const ring = await keyring();
+  const results = await ResultStore.open({ dataDir: opts.dataDir, retentionMs, env: opts.env, keyring: ring });
+  const journal = await DetachedJournal.open({ dataDir: opts.dataDir, retentionMs, env: opts.env, keyring: ring });
   return { results, journal };
 }
 

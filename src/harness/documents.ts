@@ -4,7 +4,7 @@
 //  - YAML: edited through the `yaml` Document API, so comments and key order survive.
 //  - TOML: parsed and re-serialized with smol-toml; values and order survive, comments do not.
 import { applyEdits, modify, parse as parseJsonc, type ParseError, printParseErrorCode } from "jsonc-parser";
-import { isMap, isSeq, parseDocument, type Document } from "yaml";
+import { isMap, isScalar, isSeq, parseDocument, type Document } from "yaml";
 import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
 import { inferStyle, reattachComments, spliceEdit, type YamlStyle } from "../config/yaml-text.js";
 import type { FileFormat, HarnessAdapter, RawObject, RawValue } from "./types.js";
@@ -61,7 +61,7 @@ class JsonDocument implements HarnessDocument {
     const root = this.parse();
     if (!isObject(root)) throw new HarnessFileError(`${path}: the top level must be a JSON object`);
     const section = this.sectionValue(root);
-    if (section !== undefined && !isObject(section)) {
+    if (section !== undefined && section !== null && !isObject(section)) {
       throw new HarnessFileError(`${path}: "${adapter.section.join(".")}" must be an object of servers`);
     }
   }
@@ -97,6 +97,11 @@ class JsonDocument implements HarnessDocument {
 
   upsert(name: string, encoded: RawObject, managedKeys: readonly string[]): void {
     const base = [...this.adapter.section, name];
+    if (this.sectionValue(this.parse() as RawObject) === null) {
+      // `"mcpServers": null`: replace the null with a section holding this entry.
+      this.edit([...this.adapter.section], { [name]: encoded });
+      return;
+    }
     const existing = this.entries().get(name);
     if (!isObject(existing)) {
       this.edit(base, encoded);
@@ -148,8 +153,11 @@ class YamlDocument implements HarnessDocument {
     }
   }
 
+  /** The section node; an empty `servers:` (a null scalar) counts as absent. */
   private section(): unknown {
-    return this.doc.contents === null ? undefined : this.doc.getIn(this.adapter.section, true);
+    if (this.doc.contents === null) return undefined;
+    const node = this.doc.getIn(this.adapter.section, true);
+    return isScalar(node) && node.value === null ? undefined : node;
   }
 
   entries(): Map<string, RawValue> {

@@ -5,6 +5,7 @@
 // a LockedError: that server fails closed, the others keep working.
 import type { ServerConfig } from "../config/schema.js";
 import { LockedError, type SecretResolver } from "../downstream/types.js";
+import type { Keyring } from "./keys.js";
 import { SecretStore } from "./secrets.js";
 
 export const VAULT_REF_PREFIX = "vault://";
@@ -13,7 +14,7 @@ export class VaultSecretResolver implements SecretResolver {
   private store: Promise<SecretStore> | undefined;
   private readonly known = new Set<string>();
 
-  constructor(private readonly opts: { dataDir: string; env: NodeJS.ProcessEnv }) {}
+  constructor(private readonly opts: { dataDir: string; env: NodeJS.ProcessEnv; keyring?: () => Promise<Keyring> }) {}
 
   async envFor(server: string, cfg: ServerConfig): Promise<Record<string, string>> {
     if (cfg.vault === undefined) return {};
@@ -62,13 +63,17 @@ export class VaultSecretResolver implements SecretResolver {
   }
 
   private async open(): Promise<SecretStore> {
-    this.store ??= SecretStore.open({ dataDir: this.opts.dataDir, env: this.opts.env });
+    this.store ??= (async () => {
+      const keyring = this.opts.keyring ? await this.opts.keyring() : undefined;
+      return SecretStore.open({ dataDir: this.opts.dataDir, env: this.opts.env, ...(keyring ? { keyring } : {}) });
+    })();
     try {
       return await this.store;
     } catch (err) {
       // Do not cache a failure: the operator may unlock the vault and the server reconnect.
       this.store = undefined;
-      throw new LockedError(`vault is locked: ${message(err)}`);
+      const why = message(err);
+      throw new LockedError(why.startsWith("vault is locked") ? why : `vault is locked: ${why}`);
     }
   }
 }

@@ -260,10 +260,12 @@ export class SearchIndex {
     const best = new Float64Array(n);
     const serverBest = new Float64Array(this.servers.length);
     const touchedDocs: number[] = [];
-    /** For each term, the docs it matched (to rebuild matched_terms of the returned matches). */
-    const termDocs: number[][] = [];
+    // Which terms each doc matched, as a 64-bit mask in two words (queries keep ≤ 64 terms).
+    const maskLo = new Uint32Array(n);
+    const maskHi = new Uint32Array(n);
 
-    for (const term of terms) {
+    for (let t = 0; t < terms.length; t++) {
+      const term = terms[t] as Term;
       const variants = this.variants(term);
       const touched: number[] = [];
       for (const v of variants) {
@@ -317,8 +319,9 @@ export class SearchIndex {
         if (matchedCount[id] === 0) touchedDocs.push(id);
         matchedCount[id] = (matchedCount[id] as number) + 1;
         total[id] = (total[id] as number) + c;
+        if (t < 32) maskLo[id] = (maskLo[id] as number) | (1 << t);
+        else maskHi[id] = (maskHi[id] as number) | (1 << (t - 32));
       }
-      termDocs.push(touched);
     }
 
     const qPhrase = phraseForm(query);
@@ -351,18 +354,18 @@ export class SearchIndex {
     );
     const top = pool.slice(0, Math.min(pool.length, opts.limit));
     // matched_terms in query-term order, for the returned matches only.
-    const slot = new Map<number, string[]>(top.map((id) => [id, []]));
-    termDocs.forEach((docs, t) => {
-      const word = terms[t]?.word ?? "";
-      for (const id of docs) {
-        const list = slot.get(id);
-        if (list && list[list.length - 1] !== word) list.push(word);
+    const matchedWords = (id: number): string[] => {
+      const out: string[] = [];
+      for (let t = 0; t < terms.length; t++) {
+        const bit = t < 32 ? ((maskLo[id] as number) >>> t) & 1 : ((maskHi[id] as number) >>> (t - 32)) & 1;
+        if (bit) out.push(terms[t]?.word ?? "");
       }
-    });
+      return out;
+    };
     const matches = top.map((id) => ({
       entry: (this.docs[id] as Doc).entry,
       score: score[id] as number,
-      matchedTerms: slot.get(id) ?? [],
+      matchedTerms: matchedWords(id),
     }));
     return { matches, total: candidates.length };
   }

@@ -3,7 +3,8 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { JsonObject } from "../../catalog/types.js";
-import { VaultTamperedError } from "../../vault/errors.js";
+import { CursorOutOfRangeError, VaultTamperedError } from "../../vault/errors.js";
+import { ResultNotFoundError } from "../../vault/results.js";
 import { allowedFor, DetachedError } from "../detached.js";
 import { errorText } from "../hub.js";
 import { jsonBytes, pageDocument, pageSize } from "../receipts.js";
@@ -50,6 +51,11 @@ export async function getResult(ctx: ToolContext, raw: unknown): Promise<CallToo
       page = await store.read(args.callId, cursor, size);
     } catch (err) {
       if (err instanceof VaultTamperedError) return badRequest(`stored result ${args.callId} failed its integrity check and was not returned`);
+      // Expired (and pruned) between meta() and read(): the same answer as an unknown id.
+      if (err instanceof ResultNotFoundError) return unavailable();
+      if (err instanceof CursorOutOfRangeError) {
+        return jsonResult({ status: "cursor_out_of_range", reason: "cursor is beyond the end of the stored result", callId: args.callId, cursor, totalBytes: meta.totalBytes });
+      }
       return badRequest(`read stored result: ${errorText(err)}`);
     }
     const doc = pageDocument({ callId: args.callId, data: page.data, cursor, totalBytes: meta.totalBytes, mediaType: meta.mediaType });
