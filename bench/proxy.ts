@@ -137,11 +137,11 @@ async function proxyOverhead(): Promise<Result[]> {
 async function advertisedBytes(): Promise<{ label: string; runs: number[] }[]> {
   const lazyCfg = writeConfig("ad-lazy.yaml", {
     expose: "lazy",
-    servers: { live: { command: process.execPath, args: [CATALOG_SERVER, LIVEMCPBENCH] } },
+    servers: { live: { command: process.execPath, args: [CATALOG_SERVER, "--catalog", LIVEMCPBENCH] } },
   });
   const allCfg = writeConfig("ad-all.yaml", {
     expose: "all",
-    servers: { live: { command: process.execPath, args: [CATALOG_SERVER, LIVEMCPBENCH] } },
+    servers: { live: { command: process.execPath, args: [CATALOG_SERVER, "--catalog", LIVEMCPBENCH] } },
   });
   const out: { label: string; runs: number[] }[] = [];
   for (const [label, cfg, settle] of [

@@ -47,6 +47,11 @@ export interface SyncContext {
   self: SelfCommand;
   /** Creates a daemon bearer token for an agent (needed only when `listen` is set). */
   createToken?: (agent: string) => Promise<string>;
+  /**
+   * Whether a remembered token still authenticates as the agent. A revoked token is treated as
+   * absent, so the next --write creates a fresh one instead of re-writing a dead token.
+   */
+  tokenValid?: (token: string, agent: string) => Promise<boolean>;
 }
 
 /** A user-facing sync failure (unknown agent, unreadable file, unknown plan...). */
@@ -101,7 +106,8 @@ export async function planSync(config: Config, agentName: string, ctx: SyncConte
   const path = agentFilePath(agentName, agent, ctx);
   const state = await readState(ctx.dataDir);
   const { original, doc } = await readDocument(adapter, path);
-  const token = state.tokens[agentName];
+  let token = config.listen !== undefined ? state.tokens[agentName] : undefined;
+  if (token !== undefined && ctx.tokenValid && !(await ctx.tokenValid(token, agentName))) token = undefined;
   const { entries: desired, skipped } = desiredEntries(config, agentName, agent, {
     configPath: ctx.configPath,
     home: ctx.home,

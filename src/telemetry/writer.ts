@@ -11,6 +11,8 @@ import { encodeRecord, type CallRecord } from "./record.js";
 
 /** Upper bound for one write(): complete lines only, far below sizes where writes get split. */
 const MAX_BATCH_BYTES = 64 * 1024;
+/** Lines waiting for the disk beyond this are dropped (and counted): memory stays bounded. */
+const MAX_QUEUED = 100_000;
 
 export interface TelemetryOptions {
   dataDir: string;
@@ -48,13 +50,13 @@ export class Telemetry {
     return t;
   }
 
-  /** Records that could not be written (I/O failure, or recorded after close). */
+  /** Records that could not be written (I/O failure, a full queue, or recorded after close). */
   get dropped(): number {
     return this.droppedCount;
   }
 
   record(r: CallRecord): void {
-    if (this.closed) {
+    if (this.closed || this.queue.length >= MAX_QUEUED) {
       this.droppedCount++;
       return;
     }

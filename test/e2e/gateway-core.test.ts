@@ -2,6 +2,7 @@
 // real downstream servers over stdio, SSE and streamable HTTP, and fixtures of our own.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServerEverything, type RunningServer } from "../helpers/servers.js";
 import {
@@ -286,6 +287,45 @@ describe("gateway core: startup, faults, validation, names", () => {
       expect(described).toMatchObject({ server: "bob", tool: "plan", downstream: "bob-plan", namespaced: "bob__plan" });
     } finally {
       await gw.close();
+    }
+  });
+
+  it("emits tools/list_changed only when the advertised list really changes", async () => {
+    const fixture = { command: node, args: [join(FIXTURES, "list-changed.mjs")] };
+    const lazy = home.writeConfig({ expose: "lazy", servers: { lc: fixture } }, "lc-lazy.yaml");
+    const all = home.writeConfig({ expose: "all", servers: { lc: fixture } }, "lc-all.yaml");
+    for (const [cfg, expectChange] of [
+      [all, true],
+      [lazy, false],
+    ] as const) {
+      const gw = await startGateway(home, cfg);
+      try {
+        await waitReady(gw, ["lc"]);
+        let changes = 0;
+        gw.client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+          changes++;
+        });
+        const before = (await gw.client.listTools()).tools.length;
+        await gw.call("mcphub_call_tool", { tool: "lc__add_tool", arguments: { count: 5 } });
+        // The catalogue sees the new tools (through the downstream's own list_changed) ...
+        for (let i = 0; i < 200; i++) {
+          const d = doc(await gw.call("mcphub_search_tools", { query: "lc__added_5" }));
+          if ((d.matches as { namespaced: string }[])[0]?.namespaced === "lc__added_5") break;
+          await new Promise((r) => setTimeout(r, 25));
+        }
+        // ... and a ping round trip flushes any notification sent before it.
+        await gw.client.ping();
+        const after = (await gw.client.listTools()).tools.length;
+        if (expectChange) {
+          expect(changes).toBeGreaterThan(0);
+          expect(after).toBe(before + 5);
+        } else {
+          expect(changes).toBe(0);
+          expect(after).toBe(8);
+        }
+      } finally {
+        await gw.close();
+      }
     }
   });
 

@@ -255,88 +255,57 @@ export class SearchIndex {
     if (terms.length === 0 && exact.size === 0) return { matches: [], total: 0 };
 
     const n = this.docs.length;
+    const ns = this.servers.length;
     const total = new Float64Array(n);
-    const matchedCount = new Uint8Array(n);
     const best = new Float64Array(n);
-    const serverBest = new Float64Array(this.servers.length);
-    const touchedDocs: number[] = [];
-    // Which terms each doc matched, as a 64-bit mask in two words (queries keep ≤ 64 terms).
+    const serverTotal = new Float64Array(ns);
+    const serverBest = new Float64Array(ns);
+    // Which terms each doc (and each server) matched, as a 64-bit mask in two words (≤ 64 terms).
     const maskLo = new Uint32Array(n);
     const maskHi = new Uint32Array(n);
+    const serverMaskLo = new Uint32Array(ns);
+    const serverMaskHi = new Uint32Array(ns);
+    const touchedDocs: number[] = [];
+    const touchedServerIds: number[] = [];
 
+    // Tool-level and server-level evidence add up (a doc's score for a term is its own best
+    // variant plus its server's best variant), so the two are accumulated separately and the
+    // server totals are spread over the server's tools once at the end, not once per term.
     for (let t = 0; t < terms.length; t++) {
-      const term = terms[t] as Term;
-      const variants = this.variants(term);
-      const touched: number[] = [];
-      for (const v of variants) {
-        const list = this.toolPostings.get(v.stem);
-        if (!list) continue;
-        let w = v.weight * idfOf(this.docCount, list.ids.length);
-        if (w < NEGLIGIBLE) {
-          if (v.weight < 1) continue;
-          w = NEGLIGIBLE;
-        }
-        const { ids, weights } = list;
-        for (let i = 0; i < ids.length; i++) {
-          const id = ids[i] as number;
-          const c = w * (weights[i] as number);
-          const prev = best[id] as number;
-          if (prev === 0) touched.push(id);
-          if (c > prev) best[id] = c;
-        }
-      }
-      const touchedServers: number[] = [];
-      for (const v of variants) {
-        const list = this.serverPostings.get(v.stem);
-        if (!list) continue;
-        let w = SCORER.serverWeight * v.weight * idfOf(this.serverCount, list.ids.length);
-        if (w < NEGLIGIBLE) {
-          if (v.weight < 1) continue;
-          w = NEGLIGIBLE;
-        }
-        const { ids, weights } = list;
-        for (let i = 0; i < ids.length; i++) {
-          const sid = ids[i] as number;
-          const c = w * (weights[i] as number);
-          const prev = serverBest[sid] as number;
-          if (prev === 0) touchedServers.push(sid);
-          if (c > prev) serverBest[sid] = c;
-        }
-      }
-      // A doc's evidence for this term: its own best plus its server's best.
-      for (const sid of touchedServers) {
-        const c = serverBest[sid] as number;
-        serverBest[sid] = 0;
-        for (const id of this.servers[sid]?.docIds ?? []) {
-          if (best[id] === 0) touched.push(id);
-          best[id] = (best[id] as number) + c;
-        }
-      }
-      for (const id of touched) {
-        const c = best[id] as number;
-        if (c === 0) continue; // already folded in (a doc can be touched twice)
-        best[id] = 0;
-        if (matchedCount[id] === 0) touchedDocs.push(id);
-        matchedCount[id] = (matchedCount[id] as number) + 1;
+      const variants = this.variants(terms[t] as Term);
+      const lo = t < 32 ? 1 << t : 0;
+      const hi = t < 32 ? 0 : 1 << (t - 32);
+      accumulate(variants, this.toolPostings, this.docCount, 1, best, total, maskLo, maskHi, lo, hi, touchedDocs);
+      accumulate(variants, this.serverPostings, this.serverCount, SCORER.serverWeight, serverBest, serverTotal, serverMaskLo, serverMaskHi, lo, hi, touchedServerIds);
+    }
+    for (const sid of touchedServerIds) {
+      const c = serverTotal[sid] as number;
+      const lo = serverMaskLo[sid] as number;
+      const hi = serverMaskHi[sid] as number;
+      for (const id of this.servers[sid]?.docIds ?? []) {
+        if (maskLo[id] === 0 && maskHi[id] === 0) touchedDocs.push(id);
         total[id] = (total[id] as number) + c;
-        if (t < 32) maskLo[id] = (maskLo[id] as number) | (1 << t);
-        else maskHi[id] = (maskHi[id] as number) | (1 << (t - 32));
+        maskLo[id] = (maskLo[id] as number) | lo;
+        maskHi[id] = (maskHi[id] as number) | hi;
       }
     }
+    const matchedCount = (id: number): number => popcount(maskLo[id] as number) + popcount(maskHi[id] as number);
 
     const qPhrase = phraseForm(query);
     const usePhrase = qPhrase.length > 0 && Buffer.byteLength(qPhrase) <= SCORER.phraseMaxBytes;
     const candidates: number[] = [];
     const score = new Float64Array(n);
-    for (const id of exact) if (matchedCount[id] === 0) touchedDocs.push(id);
+    for (const id of exact) if (matchedCount(id) === 0) touchedDocs.push(id);
     for (const id of touchedDocs) {
       const doc = this.docs[id];
       if (!doc || (filter && !filter(doc.entry))) continue;
-      const hits = matchedCount[id] as number;
+      const hits = matchedCount(id);
       if (hits === 0 && !exact.has(id)) continue; // a phrase bonus alone never makes a match
       const mf = terms.length > 0 ? hits / terms.length : 0;
       let s = Math.round(SCORER.scale * (total[id] as number) * (1 + SCORER.coverage * mf));
-      if (usePhrase) s += this.phraseBonus(doc, qPhrase);
+      // A phrase contained in a name, title or description has all its words there, so only
+      // entries that matched every term can earn the bonus (this keeps it off the hot path).
+      if (usePhrase && (hits === terms.length || exact.has(id))) s += this.phraseBonus(doc, qPhrase);
       score[id] = s;
       candidates.push(id);
     }
@@ -415,6 +384,57 @@ export class SearchIndex {
     doc.phraseText ??= phraseForm(`${e.description} ${e.useWhen.join(" ")} ${e.toolUseWhen.join(" ")}`);
     if (` ${doc.phraseText} `.includes(padded)) return PHRASE.inText;
     return 0;
+  }
+}
+
+function popcount(x: number): number {
+  let v = x - ((x >>> 1) & 0x55555555);
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+  return (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+}
+
+/**
+ * One query term at one level: each item's best variant contribution (weighted IDF × saturated
+ * tf) is added to `total`, its bit set in the mask; `touched` collects items seen for the first time.
+ */
+function accumulate(
+  variants: readonly Variant[],
+  postings: Postings,
+  population: number,
+  levelWeight: number,
+  best: Float64Array,
+  total: Float64Array,
+  maskLo: Uint32Array,
+  maskHi: Uint32Array,
+  lo: number,
+  hi: number,
+  touched: number[],
+): void {
+  const seen: number[] = [];
+  for (const v of variants) {
+    const list = postings.get(v.stem);
+    if (!list) continue;
+    let w = levelWeight * v.weight * idfOf(population, list.ids.length);
+    if (w < NEGLIGIBLE) {
+      if (v.weight < 1) continue;
+      w = NEGLIGIBLE;
+    }
+    const { ids, weights } = list;
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i] as number;
+      const c = w * (weights[i] as number);
+      const prev = best[id] as number;
+      if (prev === 0) seen.push(id);
+      if (c > prev) best[id] = c;
+    }
+  }
+  for (const id of seen) {
+    const c = best[id] as number;
+    best[id] = 0;
+    if (maskLo[id] === 0 && maskHi[id] === 0) touched.push(id);
+    total[id] = (total[id] as number) + c;
+    maskLo[id] = (maskLo[id] as number) | lo;
+    maskHi[id] = (maskHi[id] as number) | hi;
   }
 }
 

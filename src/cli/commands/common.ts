@@ -6,7 +6,7 @@ import { selfCommand, type SyncContext } from "../../harness/index.js";
 import { harnessHome } from "../../harness/scan.js";
 import { parseDuration } from "../../util/units.js";
 import { CliError } from "../context.js";
-import { createAgentToken } from "./tokens-bridge.js";
+import { agentTokenValid, createAgentToken } from "./tokens-bridge.js";
 
 export interface Globals {
   config?: string;
@@ -61,6 +61,7 @@ export function syncContext(loaded: LoadedConfig, env: NodeJS.ProcessEnv = proce
     home: harnessHomeOf(env),
     self: selfCommand(env),
     createToken: (agent) => createAgentToken(data, agent),
+    tokenValid: (token, agent) => agentTokenValid(data, token, agent),
   };
 }
 

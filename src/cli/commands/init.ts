@@ -11,7 +11,7 @@ import { example, globalsOf, guarded, harnessHomeOf, tildify } from "./common.js
 
 const SERVER_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
-export const STARTER_YAML = `# mcphub configuration — https://github.com/ (see docs/cli.md)
+export const STARTER_YAML = `# mcphub configuration (reference: docs/cli.md and docs/sync.md)
 # One gateway in front of many MCP servers. Edit by hand or with \`mcphub add/enable/pin\`.
 version: 1
 

@@ -7,3 +7,7 @@ export async function createAgentToken(dataDir: string, agent: string): Promise<
   const { token } = await TokenStore.open(dataDir).create(agent);
   return token;
 }
+
+export async function agentTokenValid(dataDir: string, token: string, agent: string): Promise<boolean> {
+  return (await TokenStore.open(dataDir).verify(token))?.agent === agent;
+}

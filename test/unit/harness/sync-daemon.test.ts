@@ -53,10 +53,19 @@ it.each(["claude", "gemini", "codex", "local-agent", "opencode"] as const)("writ
   expect((await writePlan(config, again, ctx)).written).toBe(false);
   expect(created).toEqual(["work"]);
 
+  // A revoked token is not re-written: the next --write creates a fresh one.
+  const revoked: SyncContext = { ...ctx, tokenValid: async () => false, createToken: async (agent) => `fresh-${agent}` };
+  const renew = await planSync(config, "work", revoked);
+  expect(renew.actions).toEqual([{ action: "update", name: "mcphub", detail: "headers.Authorization changed (value redacted)" }]);
+  await writePlan(config, renew, revoked);
+  const renewed = adapter.codec.decode("mcphub", openDocument(adapter, path, await readFile(path, "utf8")).entries().get("mcphub") ?? null);
+  expect(renewed?.headers).toEqual({ Authorization: "Bearer fresh-work" });
+
   // Switching back to stdio gateway: an update whose detail never shows the token.
   const stdio = configSchema.parse({ agents: { work: { type, path } } });
   const back = await planSync(stdio, "work", ctx);
   expect(back.actions[0]?.action).toBe("update");
   expect(back.actions[0]?.detail).toContain("headers.Authorization removed");
   expect(back.actions[0]?.detail).not.toContain("tok-");
+  expect(back.actions[0]?.detail).not.toContain("fresh-");
 });
