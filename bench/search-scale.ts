@@ -35,6 +35,7 @@ interface Row {
   tools: number;
   servers: number;
   buildMs: number;
+  buildCpuMs: number;
   reindexMs: number;
   rssMb: number;
   heapMb: number;
@@ -57,9 +58,12 @@ function measure(size: Size): Row {
   const rss0 = process.memoryUsage().rss;
   const heap0 = process.memoryUsage().heapUsed;
   const t0 = performance.now();
+  const c0 = process.cpuUsage();
   const idx = new SearchIndex();
   for (const [server, list] of byServer) idx.setServer(server, list);
   const buildMs = performance.now() - t0;
+  const bc = process.cpuUsage(c0);
+  const buildCpuMs = (bc.user + bc.system) / 1000;
   globalThis.gc?.();
   const rssMb = (process.memoryUsage().rss - rss0) / 2 ** 20;
   const heapMb = (process.memoryUsage().heapUsed - heap0) / 2 ** 20;
@@ -73,6 +77,16 @@ function measure(size: Size): Row {
   for (const q of all) idx.search(q, { maxHits: 20 }); // warm-up
   const search: number[] = [];
   const response: number[] = [];
+  const cpu0 = process.cpuUsage();
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const q of all) {
+      const s0 = performance.now();
+      idx.search(q, { maxHits: 20 });
+      search.push(performance.now() - s0);
+    }
+  }
+  const cpu = process.cpuUsage(cpu0);
+  const searchCpuMean = (cpu.user + cpu.system) / 1000 / search.length;
   for (let round = 0; round < ROUNDS; round++) {
     for (const q of all) {
       const s1 = performance.now();
@@ -86,6 +100,7 @@ function measure(size: Size): Row {
     tools: idx.size(),
     servers: byServer.size,
     buildMs,
+    buildCpuMs,
     reindexMs,
     rssMb,
     heapMb,
@@ -110,9 +125,9 @@ function main(): void {
         execFileSync(process.execPath, ["--expose-gc", "--import", "tsx", self, "--size", size], { encoding: "utf8", maxBuffer: 1 << 20 }),
       ) as Row,
   );
-  const header = ["tools", "servers", "build ms", "reindex 1 server ms", "index RSS MB", "heap MB", "search p50 ms", "search p99 ms", "search CPU ms (mean)", "response p50 ms", "response p99 ms"];
+  const header = ["tools", "servers", "build ms", "build CPU ms", "reindex 1 server ms", "index RSS MB", "heap MB", "search p50 ms", "search p99 ms", "search CPU ms (mean)", "response p50 ms", "response p99 ms"];
   const cells = rows.map((r) => [
-    String(r.tools), String(r.servers), r.buildMs.toFixed(0), r.reindexMs.toFixed(1), r.rssMb.toFixed(1), r.heapMb.toFixed(1),
+    String(r.tools), String(r.servers), r.buildMs.toFixed(0), r.buildCpuMs.toFixed(0), r.reindexMs.toFixed(1), r.rssMb.toFixed(1), r.heapMb.toFixed(1),
     r.searchP50.toFixed(2), r.searchP99.toFixed(2), r.searchCpuMean.toFixed(2), r.responseP50.toFixed(2), r.responseP99.toFixed(2),
   ]);
   const widths = header.map((h, c) => Math.max(h.length, ...cells.map((r) => (r[c] ?? "").length)));

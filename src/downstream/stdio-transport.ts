@@ -4,10 +4,12 @@
 //  - stderr goes into a bounded tail and is never forwarded;
 //  - onclose fires as soon as the child exits (not when every inherited pipe closes, which a
 //    grandchild holding stdout could delay forever), so in-flight calls fail at once.
-// Framing reuses the SDK's ReadBuffer/serializeMessage so the wire format stays the SDK's.
+// Framing reuses the SDK's deserializeMessage/serializeMessage so the wire format stays the SDK's.
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import { StringDecoder } from "node:string_decoder";
+import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import { LARGE_MESSAGE_CHARS, releaseMemory } from "../util/memory.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { TailBuffer } from "./stderr-tail.js";
@@ -24,7 +26,9 @@ export interface StdioParams {
 }
 
 const DEFAULT_KILL_GRACE_MS = 2000;
-const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+// A bound against a runaway server, far above any real result (results over the response budget
+// are stored in the vault, so a large one must still arrive whole).
+const DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024 * 1024;
 /** After the child exits, how long to wait for stdout to drain before reporting the close. */
 const EXIT_DRAIN_MS = 100;
 const GROUP_POLL_MS = 25;
@@ -123,16 +127,18 @@ export class ProcessGroupStdioTransport implements Transport {
 
   readonly stderrTail = new TailBuffer();
   private child?: ChildProcess;
-  private readonly readBuffer: ReadBuffer;
-  private pending: Buffer[] = [];
-  private pendingBytes = 0;
+  /** Text of the line being received, decoded chunk by chunk as it arrives. */
+  private parts: string[] = [];
+  private partBytes = 0;
+  private decoder = new StringDecoder("utf8");
+  /** Complete lines not yet handed to the SDK. */
+  private lines: string[] = [];
   private closeReported = false;
   private draining = false;
   private reaping?: Promise<void>;
   private exitInfo?: { code: number | null; signal: NodeJS.Signals | null };
 
   constructor(private readonly params: StdioParams) {
-    this.readBuffer = new ReadBuffer({ maxBufferSize: params.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES });
   }
 
   get pid(): number | undefined {
@@ -221,27 +227,33 @@ export class ProcessGroupStdioTransport implements Transport {
   }
 
   private onStdout(chunk: Buffer): void {
-    // Collect chunks until a newline arrives, then hand whole lines to the SDK's ReadBuffer in
-    // one piece: its append() concatenates on every call, which is quadratic for large results.
+    // Each chunk is decoded as it arrives and the Buffer let go: a 200 MB result is held once as
+    // text while it streams in, not as chunks plus a concatenated copy plus the decoded string.
     const max = this.params.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-    if (chunk.indexOf(0x0a) === -1) {
-      this.pending.push(chunk);
-      this.pendingBytes += chunk.length;
-      if (this.pendingBytes > max) {
-        this.onerror?.(new Error(`stdio server sent a message larger than ${max} bytes`));
-        this.shutdown();
+    let start = 0;
+    for (;;) {
+      const nl = chunk.indexOf(0x0a, start);
+      if (nl === -1) {
+        if (start < chunk.length) {
+          this.parts.push(this.decoder.write(chunk.subarray(start)));
+          this.partBytes += chunk.length - start;
+        }
+        if (this.partBytes > max) {
+          this.onerror?.(new Error(`stdio server sent a message larger than ${max} bytes`));
+          this.shutdown();
+        }
+        break;
       }
-      return;
-    }
-    const data = this.pending.length ? Buffer.concat([...this.pending, chunk]) : chunk;
-    this.pending = [];
-    this.pendingBytes = 0;
-    try {
-      this.readBuffer.append(data);
-    } catch (err) {
-      this.onerror?.(err as Error);
-      this.shutdown();
-      return;
+      this.parts.push(this.decoder.write(chunk.subarray(start, nl)), this.decoder.end());
+      let line = this.parts.length === 1 ? (this.parts[0] as string) : this.parts.join("");
+      const large = this.partBytes >= LARGE_MESSAGE_CHARS;
+      this.parts = [];
+      this.partBytes = 0;
+      // The decoded chunks of a huge line are garbage now; free them before it is parsed.
+      if (large) releaseMemory();
+      if (line.endsWith("\r")) line = line.slice(0, -1);
+      if (line.trim() !== "") this.lines.push(line);
+      start = nl + 1;
     }
     this.drain();
   }
@@ -257,7 +269,12 @@ export class ProcessGroupStdioTransport implements Transport {
     const step = (): void => {
       let message: JSONRPCMessage | null;
       try {
-        message = this.closeReported ? null : this.readBuffer.readMessage();
+        let line = this.closeReported ? undefined : this.lines.shift();
+        const large = line !== undefined && line.length >= LARGE_MESSAGE_CHARS;
+        message = line === undefined ? null : (deserializeMessage(line) as JSONRPCMessage);
+        line = undefined;
+        // Parsed: the huge line itself is garbage; free it before the result is processed.
+        if (large) releaseMemory();
       } catch (err) {
         // A non-JSON line (a server logging to stdout): report it, keep reading.
         this.onerror?.(err as Error);
@@ -323,7 +340,10 @@ export class ProcessGroupStdioTransport implements Transport {
   private reportClose(): void {
     if (this.closeReported) return;
     this.closeReported = true;
-    this.readBuffer.clear();
+    this.lines = [];
+    this.parts = [];
+    this.partBytes = 0;
+    this.decoder = new StringDecoder("utf8");
     this.onclose?.();
   }
 }

@@ -6,7 +6,9 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { CatalogEntry, JsonObject } from "../catalog/types.js";
 import { OutcomeUnknownError, NotConnectedError } from "../downstream/types.js";
 import type { CallRecord } from "../telemetry/index.js";
+import { jsonByteLength, jsonPieces } from "../util/json-stream.js";
 import { estimateTokens } from "../util/units.js";
+import type { StreamedPayload } from "../vault/results.js";
 import { errorText, type Hub } from "./hub.js";
 import { advertisedName } from "./management.js";
 import { buildReceipt, jsonBytes } from "./receipts.js";
@@ -85,13 +87,14 @@ export async function finalizeResult(
   result: CallToolResult,
   info: { via: Via; duration: number; argsBytes: number },
 ): Promise<CallToolResult> {
-  const serialized = JSON.stringify(result);
-  const bytes = Buffer.byteLength(serialized, "utf8");
+  // Measured and (when over budget) stored piece by piece: a huge result is never serialised
+  // into a second full-size string.
+  const bytes = jsonByteLength(result);
   const budget = hub.config.response_budget;
   let returned = result;
   let returnedBytes = bytes;
   if (!hub.config.verbatim && budget > 0 && bytes > budget) {
-    const stored = await store(hub, view, entry, serialized, result.isError === true);
+    const stored = await store(hub, view, entry, { pieces: jsonPieces(result), totalBytes: bytes }, result.isError === true);
     if (stored) {
       returned = buildReceipt(
         {
@@ -114,7 +117,7 @@ export async function finalizeResult(
   return returned;
 }
 
-async function store(hub: Hub, view: AgentView, entry: CatalogEntry, serialized: string, isError: boolean): Promise<string | undefined> {
+async function store(hub: Hub, view: AgentView, entry: CatalogEntry, payload: StreamedPayload, isError: boolean): Promise<string | undefined> {
   try {
     const results = await hub.resultStore();
     if (!results) {
@@ -123,7 +126,7 @@ async function store(hub: Hub, view: AgentView, entry: CatalogEntry, serialized:
     }
     const meta = await results.put(
       { server: entry.server, tool: entry.wire, namespaced: entry.namespaced, agent: view.owner, kind: "result", isError },
-      serialized,
+      payload,
     );
     return meta.callId;
   } catch (err) {

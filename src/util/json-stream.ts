@@ -1,0 +1,85 @@
+// JSON.stringify, one piece at a time. A 200 MB tool result must be measured and stored without
+// building a second 200 MB string: jsonPieces() yields the exact text JSON.stringify(value) would
+// produce, in small pieces (long strings are escaped a slice at a time, never splitting a
+// surrogate pair), and jsonByteLength() sums their UTF-8 sizes.
+
+/** UTF-16 code units per slice of a long string. */
+const SLICE = 64 * 1024;
+
+type Json = unknown;
+
+/** Yields the text of JSON.stringify(value) in pieces; joined, they are identical to it. */
+export function* jsonPieces(value: Json): Generator<string> {
+  const v = toJsonValue(value, "");
+  if (v === undefined) return;
+  yield* piecesOf(v);
+}
+
+function* piecesOf(v: Json): Generator<string> {
+  if (typeof v === "string") {
+    yield* stringPieces(v);
+    return;
+  }
+  if (v === null || typeof v !== "object") {
+    yield JSON.stringify(v);
+    return;
+  }
+  if (Array.isArray(v)) {
+    yield "[";
+    for (let i = 0; i < v.length; i++) {
+      if (i > 0) yield ",";
+      const item = toJsonValue(v[i] as Json, String(i));
+      // Arrays serialise unrepresentable items as null, like JSON.stringify.
+      if (item === undefined) yield "null";
+      else yield* piecesOf(item);
+    }
+    yield "]";
+    return;
+  }
+  yield "{";
+  let first = true;
+  for (const key of Object.keys(v)) {
+    const item = toJsonValue((v as Record<string, Json>)[key], key);
+    if (item === undefined) continue;
+    yield first ? `${JSON.stringify(key)}:` : `,${JSON.stringify(key)}:`;
+    first = false;
+    yield* piecesOf(item);
+  }
+  yield "}";
+}
+
+function* stringPieces(s: string): Generator<string> {
+  if (s.length <= SLICE) {
+    yield JSON.stringify(s);
+    return;
+  }
+  yield '"';
+  let pos = 0;
+  while (pos < s.length) {
+    let end = Math.min(s.length, pos + SLICE);
+    const last = s.charCodeAt(end - 1);
+    // Keep a surrogate pair together: split halves would each be escaped as lone surrogates.
+    if (end < s.length && last >= 0xd800 && last <= 0xdbff) end -= 1;
+    const quoted = JSON.stringify(s.slice(pos, end));
+    yield quoted.slice(1, -1);
+    pos = end;
+  }
+  yield '"';
+}
+
+/** Applies toJSON and drops what JSON.stringify drops (undefined, functions, symbols). */
+function toJsonValue(v: Json, key: string): Json {
+  if (v !== null && typeof v === "object" && typeof (v as { toJSON?: unknown }).toJSON === "function") {
+    v = (v as { toJSON: (k: string) => Json }).toJSON(key);
+  }
+  if (v === undefined || typeof v === "function" || typeof v === "symbol") return undefined;
+  if (typeof v === "bigint") throw new TypeError("Do not know how to serialize a BigInt");
+  return v;
+}
+
+/** Byte length of JSON.stringify(value) as UTF-8, without building the string. */
+export function jsonByteLength(value: Json): number {
+  let n = 0;
+  for (const piece of jsonPieces(value)) n += Buffer.byteLength(piece, "utf8");
+  return n;
+}
