@@ -38,10 +38,7 @@ async function sampled<T>(pid: number, work: () => Promise<T>): Promise<{ value:
   }
 }
 
-async function main() {
-  const home = mkdtempSync(join(tmpdir(), "mcphub-bench-results-"));
-  const cfg = join(home, "mcphub.yaml");
-  writeFileSync(cfg, YAML.stringify({ expose: "lazy", call_timeout: "30m", servers: { rec: { command: process.execPath, args: [join(ROOT, "test/fixtures/recorder.mjs")] } } }));
+async function startGateway(home: string, cfg: string) {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [join(ROOT, "bin/mcphub.js"), "--config", cfg, "mcp", "serve"],
@@ -49,7 +46,6 @@ async function main() {
   });
   const client = new Client({ name: "bench", version: "1.0.0" });
   await client.connect(transport);
-  const pid = transport.pid as number;
   const call = async (name: string, args: Record<string, unknown>) =>
     (await client.callTool({ name, arguments: args }, undefined, { timeout: 30 * 60_000 })) as CallToolResult;
   for (let i = 0; i < 400; i++) {
@@ -57,46 +53,58 @@ async function main() {
     if (!r.isError && !(r.structuredContent as { error?: string } | undefined)?.error) break;
     await new Promise((res) => setTimeout(res, 25));
   }
+  return { client, pid: transport.pid as number, call };
+}
+
+async function main() {
+  const home = mkdtempSync(join(tmpdir(), "mcphub-bench-results-"));
+  const cfg = join(home, "mcphub.yaml");
+  writeFileSync(cfg, YAML.stringify({ expose: "lazy", call_timeout: "30m", servers: { rec: { command: process.execPath, args: [join(ROOT, "test/fixtures/recorder.mjs")] } } }));
   const rows: string[][] = [];
   try {
     for (const size of SIZES) {
-      const bytes = size * MB;
-      const before = rssOf(pid);
-      const store = await sampled(pid, () => call("mcphub_call_tool", { tool: "rec__big", arguments: { bytes } }));
-      const receipt = store.value.structuredContent as { status: string; callId: string; originalBytes: number };
-      if (receipt.status !== "stored") throw new Error(`expected a receipt, got ${JSON.stringify(store.value).slice(0, 200)}`);
-      const beforePaging = rssOf(pid);
-      const paging = await sampled(pid, async () => {
-        let cursor = 0;
-        let total = 0;
-        for (;;) {
-          const page = (await call("mcphub_get_result", { callId: receipt.callId, cursor })).structuredContent as {
-            data: string;
-            nextCursor: number;
-            done: boolean;
-          };
-          total += Buffer.from(page.data, "base64").length;
-          if (page.done) return total;
-          cursor = page.nextCursor;
-        }
-      });
-      if (paging.value !== receipt.originalBytes) throw new Error("reassembled size differs");
-      const orig = receipt.originalBytes;
-      rows.push([
-        `${size} MB`,
-        String(orig),
-        (orig / MB / (store.ms / 1000)).toFixed(1),
-        (orig / MB / (paging.ms / 1000)).toFixed(1),
-        (before / MB).toFixed(0),
-        (store.peak / MB).toFixed(0),
-        (store.peak / orig).toFixed(2),
-        (beforePaging / MB).toFixed(0),
-        (paging.peak / MB).toFixed(0),
-        ((paging.peak - beforePaging) / MB).toFixed(1),
-      ]);
+      // A fresh gateway per size, so one size's heap does not colour the next.
+      const { client, pid, call } = await startGateway(home, cfg);
+      try {
+        const bytes = size * MB;
+        const before = rssOf(pid);
+        const store = await sampled(pid, () => call("mcphub_call_tool", { tool: "rec__big", arguments: { bytes } }));
+        const receipt = store.value.structuredContent as { status: string; callId: string; originalBytes: number };
+        if (receipt.status !== "stored") throw new Error(`expected a receipt, got ${JSON.stringify(store.value).slice(0, 200)}`);
+        const beforePaging = rssOf(pid);
+        const paging = await sampled(pid, async () => {
+          let cursor = 0;
+          let total = 0;
+          for (;;) {
+            const page = (await call("mcphub_get_result", { callId: receipt.callId, cursor })).structuredContent as {
+              data: string;
+              nextCursor: number;
+              done: boolean;
+            };
+            total += Buffer.from(page.data, "base64").length;
+            if (page.done) return total;
+            cursor = page.nextCursor;
+          }
+        });
+        if (paging.value !== receipt.originalBytes) throw new Error("reassembled size differs");
+        const orig = receipt.originalBytes;
+        rows.push([
+          `${size} MB`,
+          String(orig),
+          (orig / MB / (store.ms / 1000)).toFixed(1),
+          (orig / MB / (paging.ms / 1000)).toFixed(1),
+          (before / MB).toFixed(0),
+          (store.peak / MB).toFixed(0),
+          (store.peak / orig).toFixed(2),
+          (beforePaging / MB).toFixed(0),
+          (paging.peak / MB).toFixed(0),
+          ((paging.peak - beforePaging) / MB).toFixed(1),
+        ]);
+      } finally {
+        await client.close();
+      }
     }
   } finally {
-    await client.close();
     rmSync(home, { recursive: true, force: true });
   }
   const head = ["result", "bytes", "store MB/s", "page MB/s", "RSS idle MB", "RSS peak store MB", "peak/size", "RSS before paging MB", "RSS peak paging MB", "paging growth MB"];
