@@ -42,6 +42,8 @@ interface Row {
   searchP50: number;
   searchP99: number;
   searchCpuMean: number;
+  /** The slowest query's best time over the rounds: its own cost, without scheduling noise. */
+  slowestBest: number;
   responseP50: number;
   responseP99: number;
 }
@@ -86,6 +88,12 @@ function measure(size: Size): Row {
     }
   }
   const cpu = process.cpuUsage(cpu0);
+  let slowestBest = 0;
+  for (let q = 0; q < all.length; q++) {
+    let bestMs = Number.POSITIVE_INFINITY;
+    for (let round = 0; round < ROUNDS; round++) bestMs = Math.min(bestMs, search[round * all.length + q] ?? Number.POSITIVE_INFINITY);
+    slowestBest = Math.max(slowestBest, bestMs);
+  }
   const searchCpuMean = (cpu.user + cpu.system) / 1000 / search.length;
   for (let round = 0; round < ROUNDS; round++) {
     for (const q of all) {
@@ -107,6 +115,7 @@ function measure(size: Size): Row {
     searchP50: percentile(search, 50),
     searchP99: percentile(search, 99),
     searchCpuMean,
+    slowestBest,
     responseP50: percentile(response, 50),
     responseP99: percentile(response, 99),
   };
@@ -125,10 +134,10 @@ function main(): void {
         execFileSync(process.execPath, ["--expose-gc", "--import", "tsx", self, "--size", size], { encoding: "utf8", maxBuffer: 1 << 20 }),
       ) as Row,
   );
-  const header = ["tools", "servers", "build ms", "build CPU ms", "reindex 1 server ms", "index RSS MB", "heap MB", "search p50 ms", "search p99 ms", "search CPU ms (mean)", "response p50 ms", "response p99 ms"];
+  const header = ["tools", "servers", "build ms", "build CPU ms", "reindex 1 server ms", "index RSS MB", "heap MB", "search p50 ms", "search p99 ms", "search CPU ms (mean)", "slowest query ms (best of 5)", "response p50 ms", "response p99 ms"];
   const cells = rows.map((r) => [
     String(r.tools), String(r.servers), r.buildMs.toFixed(0), r.buildCpuMs.toFixed(0), r.reindexMs.toFixed(1), r.rssMb.toFixed(1), r.heapMb.toFixed(1),
-    r.searchP50.toFixed(2), r.searchP99.toFixed(2), r.searchCpuMean.toFixed(2), r.responseP50.toFixed(2), r.responseP99.toFixed(2),
+    r.searchP50.toFixed(2), r.searchP99.toFixed(2), r.searchCpuMean.toFixed(2), r.slowestBest.toFixed(2), r.responseP50.toFixed(2), r.responseP99.toFixed(2),
   ]);
   const widths = header.map((h, c) => Math.max(h.length, ...cells.map((r) => (r[c] ?? "").length)));
   const line = (cs: string[]): string => cs.map((x, c) => x.padStart(widths[c] ?? 0)).join("  ");

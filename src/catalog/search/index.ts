@@ -44,6 +44,8 @@ export const SCORER = {
   coverage: 1.0,
   /** How much server-level evidence counts next to tool-level evidence. */
   serverWeight: 1.0,
+  /** Share of a server's best tool-level evidence that every tool of that server receives. */
+  siblingWeight: 0.2,
   scale: 10,
   /** Longest query (in bytes) that the phrase bonus compares against names and text. */
   phraseMaxBytes: 256,
@@ -65,11 +67,16 @@ const PHRASE = { exactName: 40, exactTitle: 30, inName: 22, inTitle: 18, inText:
 interface Doc {
   entry: CatalogEntry;
   terms: string[];
-  phraseName: string;
-  phraseNamespaced: string;
-  phraseTitle: string;
-  /** Description and hints in phrase form; computed on first use (only short queries need it). */
-  phraseText?: string;
+  /** Name, title and text in phrase form; computed on first use (only some queries need them). */
+  phrase?: PhraseForms;
+}
+
+interface PhraseForms {
+  name: string;
+  namespaced: string;
+  title: string;
+  /** Description and hints: computed only when the name and title did not contain the phrase. */
+  text?: string;
 }
 
 interface ServerDoc {
@@ -161,6 +168,10 @@ export class SearchIndex {
   private readonly byFragment = new Map<string, Set<number>>();
   private docCount = 0;
   private serverCount = 0;
+  /** The server id of each doc id (kept beside `docs` for the scorer's hot loop). */
+  private docServer = new Int32Array(0);
+  /** Per-query score buffers, reused across queries (each query zeroes what it touched). */
+  private readonly scratch = new Scratch();
 
   size(): number {
     return this.docCount;
@@ -169,16 +180,20 @@ export class SearchIndex {
   setServer(server: string, entries: CatalogEntry[]): void {
     this.removeServer(server);
     if (entries.length === 0) return;
+    const sid = this.freeServerIds.pop() ?? this.servers.length;
     const docIds: number[] = [];
     for (const entry of entries) {
       const id = this.freeDocIds.pop() ?? this.docs.length;
+      if (id >= this.docServer.length) {
+        const grown = new Int32Array(Math.max(1024, (id + 1) * 2));
+        grown.set(this.docServer);
+        this.docServer = grown;
+      }
+      this.docServer[id] = sid;
       const tf = weightedTf(entry, TOOL_FIELDS);
       this.docs[id] = {
         entry,
         terms: [...tf.keys()],
-        phraseName: phraseForm(entry.tool),
-        phraseNamespaced: phraseForm(entry.namespaced),
-        phraseTitle: phraseForm(entry.title ?? ""),
       };
       docIds.push(id);
       this.docCount++;
@@ -189,7 +204,6 @@ export class SearchIndex {
       for (const name of namesOf(entry)) addTo(this.byName, name, id);
       addTo(this.byFragment, entry.tool.toLowerCase(), id);
     }
-    const sid = this.freeServerIds.pop() ?? this.servers.length;
     const tf = weightedTf({ server, entries }, SERVER_FIELDS);
     this.servers[sid] = { name: server, docIds, terms: [...tf.keys()] };
     this.serverIds.set(server, sid);
@@ -254,89 +268,146 @@ export class SearchIndex {
     const exact = this.exactNameHits(query, filter);
     if (terms.length === 0 && exact.size === 0) return { matches: [], total: 0 };
 
-    const n = this.docs.length;
-    const ns = this.servers.length;
-    const total = new Float64Array(n);
-    const best = new Float64Array(n);
-    const serverTotal = new Float64Array(ns);
-    const serverBest = new Float64Array(ns);
-    // Which terms each doc (and each server) matched, as a 64-bit mask in two words (≤ 64 terms).
-    const maskLo = new Uint32Array(n);
-    const maskHi = new Uint32Array(n);
-    const serverMaskLo = new Uint32Array(ns);
-    const serverMaskHi = new Uint32Array(ns);
+    const sc = this.scratch.ensure(this.docs.length, this.servers.length);
+    const { total, best, maskLo, maskHi, score, serverTotal, serverBest, serverMaskLo, serverMaskHi, serverTop, serverClaimed } = sc;
     const touchedDocs: number[] = [];
     const touchedServerIds: number[] = [];
-
-    // Tool-level and server-level evidence add up (a doc's score for a term is its own best
-    // variant plus its server's best variant), so the two are accumulated separately and the
-    // server totals are spread over the server's tools once at the end, not once per term.
-    for (let t = 0; t < terms.length; t++) {
-      const variants = this.variants(terms[t] as Term);
-      const lo = t < 32 ? 1 << t : 0;
-      const hi = t < 32 ? 0 : 1 << (t - 32);
-      accumulate(variants, this.toolPostings, this.docCount, 1, best, total, maskLo, maskHi, lo, hi, touchedDocs);
-      accumulate(variants, this.serverPostings, this.serverCount, SCORER.serverWeight, serverBest, serverTotal, serverMaskLo, serverMaskHi, lo, hi, touchedServerIds);
-    }
-    for (const sid of touchedServerIds) {
-      const c = serverTotal[sid] as number;
-      const lo = serverMaskLo[sid] as number;
-      const hi = serverMaskHi[sid] as number;
-      for (const id of this.servers[sid]?.docIds ?? []) {
-        if (maskLo[id] === 0 && maskHi[id] === 0) touchedDocs.push(id);
-        total[id] = (total[id] as number) + c;
-        maskLo[id] = (maskLo[id] as number) | lo;
-        maskHi[id] = (maskHi[id] as number) | hi;
-      }
-    }
-    const matchedCount = (id: number): number => popcount(maskLo[id] as number) + popcount(maskHi[id] as number);
-
-    const qPhrase = phraseForm(query);
-    const usePhrase = qPhrase.length > 0 && Buffer.byteLength(qPhrase) <= SCORER.phraseMaxBytes;
-    const candidates: number[] = [];
-    const score = new Float64Array(n);
-    for (const id of exact) if (matchedCount(id) === 0) touchedDocs.push(id);
-    for (const id of touchedDocs) {
-      const doc = this.docs[id];
-      if (!doc || (filter && !filter(doc.entry))) continue;
-      const hits = matchedCount(id);
-      if (hits === 0 && !exact.has(id)) continue; // a phrase bonus alone never makes a match
-      const mf = terms.length > 0 ? hits / terms.length : 0;
-      let s = Math.round(SCORER.scale * (total[id] as number) * (1 + SCORER.coverage * mf));
-      // A phrase contained in a name, title or description has all its words there, so only
-      // entries that matched every term can earn the bonus (this keeps it off the hot path).
-      if (usePhrase && (hits === terms.length || exact.has(id))) s += this.phraseBonus(doc, qPhrase);
-      score[id] = s;
-      candidates.push(id);
-    }
-    // Only the first `limit` need a full sort: find the score a match needs to be among them
-    // (a native numeric sort), then sort just those with the exact-name and name tie-breaks.
-    let pool = candidates;
-    if (candidates.length > opts.limit) {
-      const sorted = Float64Array.from(candidates, (id) => score[id] as number).sort();
-      const threshold = sorted[sorted.length - opts.limit] as number;
-      pool = candidates.filter((id) => (score[id] as number) >= threshold || exact.has(id));
-    }
-    const name = (id: number): string => this.docs[id]?.entry.namespaced ?? "";
-    pool.sort(
-      (a, b) => Number(exact.has(b)) - Number(exact.has(a)) || (score[b] as number) - (score[a] as number) || compareNames(name(a), name(b)),
-    );
-    const top = pool.slice(0, Math.min(pool.length, opts.limit));
-    // matched_terms in query-term order, for the returned matches only.
-    const matchedWords = (id: number): string[] => {
-      const out: string[] = [];
+    try {
+      // Tool-level and server-level evidence add up (a doc's score for a term is its own best
+      // variant plus its server's best variant), so the two are accumulated separately and each
+      // server's total is applied once at the end, not once per term.
       for (let t = 0; t < terms.length; t++) {
-        const bit = t < 32 ? ((maskLo[id] as number) >>> t) & 1 : ((maskHi[id] as number) >>> (t - 32)) & 1;
-        if (bit) out.push(terms[t]?.word ?? "");
+        const variants = this.variants(terms[t] as Term);
+        const lo = t < 32 ? 1 << t : 0;
+        const hi = t < 32 ? 0 : 1 << (t - 32);
+        accumulate(variants, this.toolPostings, this.docCount, 1, best, total, maskLo, maskHi, lo, hi, touchedDocs);
+        accumulate(variants, this.serverPostings, this.serverCount, SCORER.serverWeight, serverBest, serverTotal, serverMaskLo, serverMaskHi, lo, hi, touchedServerIds);
       }
-      return out;
-    };
-    const matches = top.map((id) => ({
-      entry: (this.docs[id] as Doc).entry,
-      score: score[id] as number,
-      matchedTerms: matchedWords(id),
-    }));
-    return { matches, total: candidates.length };
+      // Sibling evidence: the tool-level totals are complete here, and a server's best tool
+      // match is evidence for the server as a whole (a task that fits one of its tools well
+      // usually needs its siblings too), so a fraction of it is added to the server's total and
+      // so to every tool of that server alike (order within the server is left as it was).
+      const toolTouched = touchedDocs.length;
+      for (let i = 0; i < toolTouched; i++) {
+        const id = touchedDocs[i] as number;
+        const sid = this.docServer[id] as number;
+        const t = total[id] as number;
+        if (serverClaimed[sid] === 0 && serverTop[sid] === 0 && serverMaskLo[sid] === 0 && serverMaskHi[sid] === 0) touchedServerIds.push(sid);
+        serverClaimed[sid] = (serverClaimed[sid] as number) + 1;
+        if (t > (serverTop[sid] as number)) serverTop[sid] = t;
+      }
+      for (const sid of touchedServerIds) {
+        serverTotal[sid] = (serverTotal[sid] as number) + SCORER.siblingWeight * (serverTop[sid] as number);
+      }
+      // Tools with evidence of their own get their server's evidence now; the server's other
+      // tools all share one score (the server's), so they are scored as a block further down.
+      for (let i = 0; i < toolTouched; i++) {
+        const id = touchedDocs[i] as number;
+        const sid = this.docServer[id] as number;
+        total[id] = (total[id] as number) + (serverTotal[sid] as number);
+        maskLo[id] = (maskLo[id] as number) | (serverMaskLo[sid] as number);
+        maskHi[id] = (maskHi[id] as number) | (serverMaskHi[sid] as number);
+      }
+      for (const id of exact) {
+        if (maskLo[id] !== 0 || maskHi[id] !== 0) continue;
+        const sid = this.docServer[id] as number;
+        if (serverClaimed[sid] === 0 && serverTop[sid] === 0 && serverMaskLo[sid] === 0 && serverMaskHi[sid] === 0) touchedServerIds.push(sid);
+        total[id] = serverTotal[sid] as number;
+        maskLo[id] = serverMaskLo[sid] as number;
+        maskHi[id] = serverMaskHi[sid] as number;
+        serverClaimed[sid] = (serverClaimed[sid] as number) + 1;
+        touchedDocs.push(id);
+      }
+
+      const qPhrase = phraseForm(query);
+      const usePhrase = qPhrase.length > 0 && Buffer.byteLength(qPhrase) <= SCORER.phraseMaxBytes;
+      const nTerms = terms.length;
+      const name = (id: number): string => (this.docs[id] as Doc).entry.namespaced;
+      // Exact names first, then score descending, then namespaced name ascending.
+      const before = (a: number, b: number): boolean => {
+        if (exact.size > 0) {
+          const ea = exact.has(a);
+          if (ea !== exact.has(b)) return ea;
+        }
+        const sa = score[a] as number;
+        const sb = score[b] as number;
+        if (sa !== sb) return sa > sb;
+        return name(a) < name(b);
+      };
+      const heap = new TopK(opts.limit, before);
+      let count = 0;
+      const scoreOf = (t: number, hits: number): number => Math.round(SCORER.scale * t * (1 + SCORER.coverage * (nTerms > 0 ? hits / nTerms : 0)));
+      for (const id of touchedDocs) {
+        const doc = this.docs[id];
+        if (!doc || (filter && !filter(doc.entry))) continue;
+        const hits = popcount(maskLo[id] as number) + popcount(maskHi[id] as number);
+        const isExact = exact.size > 0 && exact.has(id);
+        if (hits === 0 && !isExact) continue; // a phrase bonus alone never makes a match
+        let s = scoreOf(total[id] as number, hits);
+        // A phrase contained in a name, title or description has all its words there, so only
+        // entries that matched every term can earn the bonus (this keeps it off the hot path).
+        if (usePhrase && (hits === nTerms || isExact)) s += this.phraseBonus(doc, qPhrase);
+        score[id] = s;
+        count++;
+        heap.offer(id);
+      }
+      // Server blocks: the tools matched only through their server's fields. A block that
+      // cannot reach the current top `limit` is only counted, not scored tool by tool.
+      for (const sid of touchedServerIds) {
+        const lo = serverMaskLo[sid] as number;
+        const hi = serverMaskHi[sid] as number;
+        if (lo === 0 && hi === 0) continue; // sibling evidence alone never makes a match
+        const server = this.servers[sid];
+        if (!server) continue;
+        const hits = popcount(lo) + popcount(hi);
+        const s = scoreOf(serverTotal[sid] as number, hits);
+        const phrase = usePhrase && hits === nTerms;
+        if (!filter && !phrase && heap.full()) {
+          const worst = heap.worst();
+          if (worst === undefined || exact.has(worst) || s < (score[worst] as number)) {
+            count += server.docIds.length - (serverClaimed[sid] as number);
+            continue;
+          }
+        }
+        for (const id of server.docIds) {
+          if (maskLo[id] !== 0 || maskHi[id] !== 0) continue; // scored above
+          const doc = this.docs[id];
+          if (!doc || (filter && !filter(doc.entry))) continue;
+          maskLo[id] = lo;
+          maskHi[id] = hi;
+          touchedDocs.push(id);
+          score[id] = phrase ? s + this.phraseBonus(doc, qPhrase) : s;
+          count++;
+          heap.offer(id);
+        }
+      }
+      const top = heap.sorted();
+      // matched_terms in query-term order, for the returned matches only.
+      const matches = top.map((id) => {
+        const words: string[] = [];
+        for (let t = 0; t < nTerms; t++) {
+          const bit = t < 32 ? ((maskLo[id] as number) >>> t) & 1 : ((maskHi[id] as number) >>> (t - 32)) & 1;
+          if (bit) words.push(terms[t]?.word ?? "");
+        }
+        return { entry: (this.docs[id] as Doc).entry, score: score[id] as number, matchedTerms: words };
+      });
+      return { matches, total: count };
+    } finally {
+      // Leave the scratch buffers zeroed for the next query (only what this query touched).
+      for (const id of touchedDocs) {
+        total[id] = 0;
+        maskLo[id] = 0;
+        maskHi[id] = 0;
+        score[id] = 0;
+      }
+      for (const sid of touchedServerIds) {
+        serverTotal[sid] = 0;
+        serverMaskLo[sid] = 0;
+        serverMaskHi[sid] = 0;
+        serverTop[sid] = 0;
+        serverClaimed[sid] = 0;
+      }
+    }
   }
 
   /**
@@ -374,16 +445,116 @@ export class SearchIndex {
   }
 
   private phraseBonus(doc: Doc, q: string): number {
-    if (q === doc.phraseName || q === doc.phraseNamespaced) return PHRASE.exactName;
-    if (doc.phraseTitle.length > 0 && q === doc.phraseTitle) return PHRASE.exactTitle;
+    const e = doc.entry;
+    const p = (doc.phrase ??= { name: phraseForm(e.tool), namespaced: phraseForm(e.namespaced), title: phraseForm(e.title ?? "") });
+    if (q === p.name || q === p.namespaced) return PHRASE.exactName;
+    if (p.title.length > 0 && q === p.title) return PHRASE.exactTitle;
     // Whole-word containment: "get" must not count as contained in "together".
     const padded = ` ${q} `;
-    if (` ${doc.phraseName} `.includes(padded)) return PHRASE.inName;
-    if (` ${doc.phraseTitle} `.includes(padded)) return PHRASE.inTitle;
-    const e = doc.entry;
-    doc.phraseText ??= phraseForm(`${e.description} ${e.useWhen.join(" ")} ${e.toolUseWhen.join(" ")}`);
-    if (` ${doc.phraseText} `.includes(padded)) return PHRASE.inText;
+    if (` ${p.name} `.includes(padded)) return PHRASE.inName;
+    if (` ${p.title} `.includes(padded)) return PHRASE.inTitle;
+    p.text ??= phraseForm(`${e.description} ${e.useWhen.join(" ")} ${e.toolUseWhen.join(" ")}`);
+    if (` ${p.text} `.includes(padded)) return PHRASE.inText;
     return 0;
+  }
+}
+
+/** Zeroed per-query buffers, grown (never shrunk) to the index's id ranges. */
+class Scratch {
+  total = new Float64Array(0);
+  best = new Float64Array(0);
+  score = new Float64Array(0);
+  maskLo = new Uint32Array(0);
+  maskHi = new Uint32Array(0);
+  serverTotal = new Float64Array(0);
+  serverBest = new Float64Array(0);
+  serverTop = new Float64Array(0);
+  serverClaimed = new Uint32Array(0);
+  serverMaskLo = new Uint32Array(0);
+  serverMaskHi = new Uint32Array(0);
+
+  ensure(docs: number, servers: number): this {
+    if (this.total.length < docs) {
+      const n = Math.max(docs, this.total.length * 2);
+      this.total = new Float64Array(n);
+      this.best = new Float64Array(n);
+      this.score = new Float64Array(n);
+      this.maskLo = new Uint32Array(n);
+      this.maskHi = new Uint32Array(n);
+    }
+    if (this.serverTotal.length < servers) {
+      const n = Math.max(servers, this.serverTotal.length * 2);
+      this.serverTotal = new Float64Array(n);
+      this.serverBest = new Float64Array(n);
+      this.serverTop = new Float64Array(n);
+      this.serverClaimed = new Uint32Array(n);
+      this.serverMaskLo = new Uint32Array(n);
+      this.serverMaskHi = new Uint32Array(n);
+    }
+    return this;
+  }
+}
+
+/**
+ * The first `limit` ids in `before` order, offered one at a time. Below the limit it only
+ * collects; at the limit it keeps a heap whose root is the worst id kept, so selecting from n
+ * candidates costs O(n log limit) rather than a sort of all n. The result does not depend on
+ * the order of the offers (`before` is a strict total order).
+ */
+class TopK {
+  private readonly heap: number[] = [];
+
+  constructor(
+    private readonly limit: number,
+    private readonly before: (a: number, b: number) => boolean,
+  ) {}
+
+  full(): boolean {
+    return this.heap.length >= this.limit;
+  }
+
+  /** The worst id kept (undefined when nothing is kept, as with a limit of 0). */
+  worst(): number | undefined {
+    return this.heap[0];
+  }
+
+  offer(id: number): void {
+    if (this.limit <= 0) return;
+    const h = this.heap;
+    if (h.length < this.limit) {
+      h.push(id);
+      let i = h.length - 1;
+      while (i > 0) {
+        const parent = (i - 1) >> 1;
+        if (!this.before(h[parent] as number, h[i] as number)) break;
+        this.swap(i, parent);
+        i = parent;
+      }
+      return;
+    }
+    if (!this.before(id, h[0] as number)) return;
+    h[0] = id;
+    for (let i = 0; ; ) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let w = i;
+      if (l < h.length && this.before(h[w] as number, h[l] as number)) w = l;
+      if (r < h.length && this.before(h[w] as number, h[r] as number)) w = r;
+      if (w === i) return;
+      this.swap(i, w);
+      i = w;
+    }
+  }
+
+  sorted(): number[] {
+    return this.heap.sort((a, b) => (this.before(a, b) ? -1 : this.before(b, a) ? 1 : 0));
+  }
+
+  private swap(i: number, j: number): void {
+    const h = this.heap;
+    const t = h[i] as number;
+    h[i] = h[j] as number;
+    h[j] = t;
   }
 }
 

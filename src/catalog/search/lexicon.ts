@@ -31,7 +31,7 @@ export const SYNONYM_CLASSES: ReadonlyArray<readonly string[]> = [
   ["message", "msg", "chat", "mensaje"],
   ["translate", "translation", "traducir", "traduccion"],
   ["summarize", "summary", "resumir", "resumen"],
-  ["calendar", "schedule", "agenda", "calendario"],
+  ["calendar", "schedule", "agenda", "event", "meeting", "appointment", "calendario", "evento", "reunion"],
   ["location", "place", "address", "ubicacion", "lugar", "direccion"],
   ["price", "cost", "pricing", "precio", "costo"],
   ["stock", "ticker", "equity"],
@@ -44,7 +44,7 @@ export const SYNONYM_CLASSES: ReadonlyArray<readonly string[]> = [
   ["task", "todo", "tarea"],
   ["command", "shell", "terminal", "cli", "comando"],
   // File formats name the kind of document a tool works on.
-  ["spreadsheet", "excel", "sheet", "xlsx", "hoja"],
+  ["spreadsheet", "excel", "sheet", "xlsx", "csv", "hoja"],
   ["word", "docx"],
   ["presentation", "slide", "powerpoint", "ppt", "pptx", "diapositiva"],
   ["markdown", "md"],
@@ -55,6 +55,19 @@ export const SYNONYM_CLASSES: ReadonlyArray<readonly string[]> = [
   ["map", "geocode", "mapa"],
   ["analyze", "analysis", "analyse", "analizar", "analisis"],
   ["code", "source", "codigo"],
+  // Everyday capabilities of software tools, named in different words by users and by authors.
+  ["trending", "trend", "popular", "viral", "hot", "tendencia"],
+  ["rank", "ranking", "leaderboard", "top"],
+  ["browser", "browse", "navigate", "webpage", "website", "navegador", "navegar"],
+  ["buy", "purchase", "shop", "shopping", "product", "comprar", "producto"],
+  ["compare", "comparison", "diff", "difference", "comparar", "diferencia"],
+  ["recommend", "recommendation", "suggest", "suggestion", "recomendar", "sugerir"],
+  ["route", "directions", "navigation", "itinerary", "ruta"],
+  ["nearby", "near", "around", "closest", "nearest", "cerca"],
+  ["finance", "financial", "investment", "invest", "market", "finanzas", "mercado"],
+  ["crypto", "cryptocurrency", "coin"],
+  ["pdf", "document"],
+  ["game", "gaming", "videogame", "juego"],
   ["test", "verify", "validate", "check", "probar", "verificar", "validar"],
 ];
 

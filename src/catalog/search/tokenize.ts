@@ -48,6 +48,13 @@ function cjkBigrams(token: string): string[] {
  * other non letter/digit character separate tokens.
  */
 export function words(text: string): string[] {
+  // ASCII text is never longer in bytes than in UTF-16 units, nor has CJK or non-ASCII letters:
+  // it skips the byte clip, the Unicode-aware split and the CJK test (same tokens, less work).
+  if (text.length <= MAX_TOKENIZE_BYTES && !NON_ASCII.test(text)) {
+    const out: string[] = [];
+    for (const raw of splitIdentifierCase(text).toLowerCase().split(/[^a-z0-9]+/)) if (raw.length > 0) out.push(raw);
+    return out;
+  }
   const clipped = truncateUtf8(text, MAX_TOKENIZE_BYTES);
   const folded = foldText(splitIdentifierCase(clipped));
   const out: string[] = [];

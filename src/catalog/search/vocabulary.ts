@@ -29,7 +29,12 @@ export function withinOneEdit(a: string, b: string): boolean {
 export class Vocabulary {
   private readonly refs = new Map<string, number>();
   private readonly prefixBuckets = new Map<string, Set<string>>();
-  private readonly deletionIndex = new Map<string, Set<string>>();
+  /**
+   * Deletion -> the terms it came from. Nearly every deletion comes from a single term, so a
+   * lone term is stored as a string rather than a one-element set (a large saving in build time
+   * and memory on catalogues of tens of thousands of stems).
+   */
+  private readonly deletionIndex = new Map<string, string | Set<string>>();
 
   has(term: string): boolean {
     return this.refs.has(term);
@@ -40,7 +45,7 @@ export class Vocabulary {
     this.refs.set(term, n + 1);
     if (n > 0) return;
     if (term.length >= MIN_PREFIX_LENGTH) addTo(this.prefixBuckets, term.slice(0, MIN_PREFIX_LENGTH), term);
-    if (term.length >= MIN_FUZZY_LENGTH - 1) for (const d of deletions(term)) addTo(this.deletionIndex, d, term);
+    if (term.length >= MIN_FUZZY_LENGTH - 1) for (const d of deletions(term)) this.addDeletion(d, term);
   }
 
   release(term: string): void {
@@ -51,7 +56,7 @@ export class Vocabulary {
     }
     this.refs.delete(term);
     if (term.length >= MIN_PREFIX_LENGTH) removeFrom(this.prefixBuckets, term.slice(0, MIN_PREFIX_LENGTH), term);
-    if (term.length >= MIN_FUZZY_LENGTH - 1) for (const d of deletions(term)) removeFrom(this.deletionIndex, d, term);
+    if (term.length >= MIN_FUZZY_LENGTH - 1) for (const d of deletions(term)) this.removeDeletion(d, term);
   }
 
   /**
@@ -76,13 +81,38 @@ export class Vocabulary {
   /** Indexed terms one edit away from `term` (for terms of ≥ 5 characters). */
   oneEditAway(term: string): string[] {
     if (term.length < MIN_FUZZY_LENGTH) return [];
-    const candidates = new Set<string>(this.deletionIndex.get(term) ?? []);
+    const candidates = new Set<string>(this.fromDeletion(term));
     for (const d of deletions(term)) {
       if (this.refs.has(d)) candidates.add(d);
-      for (const c of this.deletionIndex.get(d) ?? []) candidates.add(c);
+      for (const c of this.fromDeletion(d)) candidates.add(c);
     }
     candidates.delete(term);
     return [...candidates].filter((c) => withinOneEdit(term, c)).sort();
+  }
+
+  private fromDeletion(d: string): Iterable<string> {
+    const v = this.deletionIndex.get(d);
+    return v === undefined ? [] : typeof v === "string" ? [v] : v;
+  }
+
+  private addDeletion(d: string, term: string): void {
+    const v = this.deletionIndex.get(d);
+    if (v === undefined) this.deletionIndex.set(d, term);
+    else if (typeof v === "string") {
+      if (v !== term) this.deletionIndex.set(d, new Set([v, term]));
+    } else v.add(term);
+  }
+
+  private removeDeletion(d: string, term: string): void {
+    const v = this.deletionIndex.get(d);
+    if (v === undefined) return;
+    if (typeof v === "string") {
+      if (v === term) this.deletionIndex.delete(d);
+      return;
+    }
+    v.delete(term);
+    if (v.size === 1) this.deletionIndex.set(d, v.values().next().value as string);
+    else if (v.size === 0) this.deletionIndex.delete(d);
   }
 }
 

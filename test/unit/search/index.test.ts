@@ -121,4 +121,62 @@ describe("SearchIndex ranking", () => {
     expect(names(idx, "release notes")[0]).toBe("bob__plan");
     expect(names(idx, "planning")[0]).toBe("cortex__plan");
   });
+
+  it("finds everyday capabilities named in other words", () => {
+    const idx = indexOf([
+      entry({ server: "cal", tool: "create_event", description: "Create a calendar event." }),
+      entry({ server: "text", tool: "diff", description: "Show the difference between two texts." }),
+      entry({ server: "social", tool: "popular_posts", description: "Popular posts right now." }),
+      entry({ server: "shop", tool: "search_products", description: "Search products to purchase." }),
+    ]);
+    expect(names(idx, "schedule a meeting")[0]).toBe("cal__create_event");
+    expect(names(idx, "compare two texts")[0]).toBe("text__diff");
+    expect(names(idx, "trending topics")[0]).toBe("social__popular_posts");
+    expect(names(idx, "buy a monitor")[0]).toBe("shop__search_products");
+  });
+
+  it("lifts the siblings of a server's best-matching tool (sibling evidence)", () => {
+    // aaa__count_words and zed__count_words carry the same text and the same single hit
+    // ("text"); only zed's other tool matches the rest of the task, so zed's tool comes first
+    // although "aaa" sorts first by name.
+    const idx = indexOf([
+      entry({ server: "aaa", tool: "count_words", description: "Count the words of a text." }),
+      entry({ server: "zed", tool: "count_words", description: "Count the words of a text." }),
+      entry({ server: "zed", tool: "romanize", description: "Transliterate cyrillic glyphs to latin." }),
+    ]);
+    const ranked = idx.search("transliterate cyrillic text, then count");
+    expect(ranked.map((m) => m.entry.namespaced)).toEqual(["zed__romanize", "zed__count_words", "aaa__count_words"]);
+    // Sibling evidence adds to the score, never to the matched terms, and never makes a match alone.
+    expect(ranked[1]?.matchedTerms).toEqual(ranked[2]?.matchedTerms);
+    expect(names(idx, "transliterate")).toEqual(["zed__romanize"]);
+  });
+
+  it("cuts a ranking at any limit exactly as the full ranking, with the same total", () => {
+    const servers = ["north", "south", "east", "west", "centre"];
+    const verbs = ["get", "list", "create", "delete", "search", "update"];
+    const nouns = ["file", "issue", "note", "event", "user", "report"];
+    const all = servers.flatMap((server, s) =>
+      verbs.flatMap((verb, v) =>
+        nouns
+          .filter((_, n) => (s + v + n) % 3 !== 0)
+          .map((noun) => entry({ server, tool: `${verb}_${noun}`, description: `${verb} a ${noun} in the ${server} workspace`, serverDescription: `${server} ${servers[(s + 1) % 5]} tracker` })),
+      ),
+    );
+    const idx = indexOf(all);
+    const queries = ["get file", "north__get_file", "south__list_user", "north tracker", "report", "search the south workspace for an issue note", "delete user event east", "workspace"];
+    const filters = [undefined, (e: { server: string }) => e.server !== "east"];
+    for (const query of queries) {
+      for (const filter of filters) {
+        const full = idx.rank(query, { limit: Number.POSITIVE_INFINITY, ...(filter ? { filter } : {}) });
+        expect(full.total).toBeGreaterThan(0);
+        for (const limit of [1, 2, 5, 17]) {
+          const cut = idx.rank(query, { limit, ...(filter ? { filter } : {}) });
+          expect(cut.total).toBe(full.total);
+          expect(cut.matches).toEqual(full.matches.slice(0, limit));
+        }
+        expect(idx.rank(query, { limit: 0, ...(filter ? { filter } : {}) })).toEqual({ matches: [], total: full.total });
+      }
+    }
+  });
 });
+

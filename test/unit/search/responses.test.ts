@@ -198,7 +198,8 @@ describe("resolve_tool response", () => {
     expect(tie["reason_codes"]).toContain("score_tie");
     expect((tie["recommendation"] as JsonObject)["namespaced"]).toBe("alpha__convert_units");
     expect(tie["hint"]).toMatch(/do not run it automatically/);
-    expect(resolve(idx, "files")["reason_codes"]).toContain("close_scores");
+    // Read and write both carry "file" and "disk", a point or two apart: close, not a tie.
+    expect(resolve(idx, "file disk")["reason_codes"]).toContain("close_scores");
     expect(resolve(idx, "kubeconfig zebra quantum lattice")["reason_codes"]).toEqual(["single_candidate", "weak_coverage"]);
     const low = resolve(idx, "send email with the quarterly report attached to finance team members today quickly");
     expect(low).toMatchObject({ status: "ambiguous" });

@@ -70,4 +70,21 @@ describe("lexicon", () => {
     expect(synonymsOf(stem("fetch"))).not.toContain(stem("fetch"));
     expect(synonymsOf("zzzz")).toEqual([]);
   });
+
+  it("covers everyday capabilities: trends, browsing, buying, comparing, routes, finance, meetings", () => {
+    expect(synonymsOf(stem("trending"))).toEqual(expect.arrayContaining([stem("popular"), stem("hot")]));
+    expect(synonymsOf(stem("ranking"))).toContain(stem("leaderboard"));
+    expect(synonymsOf(stem("website"))).toEqual(expect.arrayContaining([stem("browser"), stem("navigate")]));
+    expect(synonymsOf(stem("buy"))).toEqual(expect.arrayContaining([stem("purchase"), stem("shopping")]));
+    expect(synonymsOf(stem("compare"))).toEqual(expect.arrayContaining([stem("diff"), stem("difference")]));
+    expect(synonymsOf(stem("suggest"))).toContain(stem("recommend"));
+    expect(synonymsOf(stem("directions"))).toContain(stem("route"));
+    expect(synonymsOf(stem("nearby"))).toContain(stem("closest"));
+    expect(synonymsOf(stem("investment"))).toContain(stem("financial"));
+    expect(synonymsOf(stem("meeting"))).toEqual(expect.arrayContaining([stem("calendar"), stem("event")]));
+    expect(synonymsOf(stem("csv"))).toContain(stem("spreadsheet"));
+    expect(synonymsOf(stem("pdf"))).toContain(stem("document"));
+    // "token" is an auth token far more often than a coin: it stays out of the crypto class.
+    expect(synonymsOf(stem("crypto"))).not.toContain(stem("token"));
+  });
 });
