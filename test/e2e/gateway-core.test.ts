@@ -62,6 +62,17 @@ describe("gateway core over every transport", () => {
         const r = await gw.call(`${server}__echo`, { message: `hi ${server}` });
         expect(text(r)).toContain(`hi ${server}`);
       }
+      // Resources and prompts are re-exported, namespaced by server.
+      const { resources } = await gw.client.listResources();
+      const res = resources.find((r) => r.uri.startsWith("mcphub://ev_stdio/"));
+      expect(res?.description?.startsWith("[ev_stdio]")).toBe(true);
+      const read = await gw.client.readResource({ uri: res?.uri ?? "" });
+      expect(read.contents[0]?.uri).toBe(res?.uri);
+      const { prompts } = await gw.client.listPrompts();
+      const prompt = prompts.find((p) => p.name.startsWith("ev_stdio__") && !(p.arguments ?? []).some((a) => a.required));
+      expect(prompt).toBeDefined();
+      const got = await gw.client.getPrompt({ name: prompt?.name ?? "" });
+      expect(got.messages.length).toBeGreaterThan(0);
     } finally {
       await gw.close();
     }

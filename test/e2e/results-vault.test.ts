@@ -278,10 +278,17 @@ describe("secrets", () => {
       // A big result goes to the vault (receipt), an error goes through the error path.
       seen.push(JSON.stringify(await gw.call("mcphub_call_tool", { tool: "rec__big", arguments: { bytes: 5000 } })));
       seen.push(JSON.stringify(await gw.call("mcphub_call_tool", { tool: "rec__nope", arguments: {} })));
-      const listed = doc(await gw.call("mcphub_list_servers"));
-      seen.push(JSON.stringify(listed));
-      const locked = (listed.servers as { name: string; state: string; error?: string }[]).find((s) => s.name === "locked");
-      expect(locked?.state).toMatch(/locked|connecting|failed/);
+      // The server whose secret is missing fails closed as `locked`, with a reason; the other works.
+      let locked: { name: string; state: string; error?: string } | undefined;
+      for (let i = 0; i < 200; i++) {
+        const listed = doc(await gw.call("mcphub_list_servers"));
+        seen.push(JSON.stringify(listed));
+        locked = (listed.servers as { name: string; state: string; error?: string }[]).find((s) => s.name === "locked");
+        if (locked?.state === "locked") break;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      expect(locked?.state).toBe("locked");
+      expect(locked?.error).toMatch(/proj\/MISSING/);
       seen.push(JSON.stringify(doc(await gw.call("mcphub_stats"))));
       // Every process's argv.
       for (const pid of readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
