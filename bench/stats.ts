@@ -7,8 +7,8 @@
 //   - the CLI end to end (`node bin/mcphub.js stats --since 7d --json`) when dist/ is built.
 // Usage: npx tsx bench/stats.ts [records=1000000]
 // BENCH_STATS_DIR=/some/dir keeps (and on later runs reuses) the generated data instead of a temp dir.
-// Times are wall clock and CPU (user+sys) of this process: on a shared machine CPU time is the
-// steadier of the two.
+// Times are wall clock and CPU (user+sys) of this process (worker threads included): on a shared
+// machine CPU time is the steadier of the two.
 import { spawnSync } from "node:child_process";
 import { createReadStream, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { mkdir, open, readdir } from "node:fs/promises";
@@ -151,8 +151,22 @@ async function main(): Promise<void> {
     }
 
     const rows: { name: string; ms: number[]; cpu?: number[]; calls: number }[] = [];
-    const plain = await time(() => queryStats(dataDir, { sinceMs: WEEK, now }));
-    rows.push({ name: "queryStats --since 7d", ...plain, calls: plain.last.totals.calls });
+    // Explicit thread counts: the default depends on the machine's load (see defaultWorkers).
+    // From the sources each worker thread also boots tsx, which the built CLI does not pay.
+    const plain = await time(() => queryStats(dataDir, { sinceMs: WEEK, now, workers: 0 }));
+    rows.push({ name: "queryStats --since 7d, one thread", ...plain, calls: plain.last.totals.calls });
+    const threaded = await time(() => queryStats(dataDir, { sinceMs: WEEK, now, workers: 2 }));
+    rows.push({ name: "queryStats --since 7d, 2 worker threads", ...threaded, calls: threaded.last.totals.calls });
+    if (JSON.stringify(threaded.last) !== JSON.stringify(plain.last)) throw new Error("the threaded and single-thread reports differ");
+    // The built code, where worker threads load plain JavaScript (what the CLI runs).
+    const built = join(root, "dist", "telemetry", "parallel.js");
+    if (existsSync(built)) {
+      const dist = (await import(pathToFileURL(join(root, "dist", "telemetry", "query.js")).href)) as { queryStats: typeof queryStats };
+      for (const workers of [0, 2]) {
+        const r = await time(() => dist.queryStats(dataDir, { sinceMs: WEEK, now, workers }));
+        rows.push({ name: `dist: queryStats --since 7d, ${workers === 0 ? "one thread" : "2 worker threads"}`, ...r, calls: r.last.totals.calls });
+      }
+    }
     const full = await time(() => queryStats(dataDir, { sinceMs: WEEK, now, tools: true, recent: 20 }));
     rows.push({ name: "queryStats --since 7d --tools --recent 20", ...full, calls: full.last.totals.calls });
     const oneDay = await time(() => queryStats(dataDir, { sinceMs: DAY_MS, now }));

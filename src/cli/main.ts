@@ -3,10 +3,10 @@
 // readable line and a non-zero exit code: never a stack trace.
 import { Command, CommanderError } from "commander";
 import { CliError, defaultIO, type CliIO } from "./context.js";
-import { COMMANDS } from "./commands/index.js";
+import { commandsFor, type RegisterCommand } from "./commands/index.js";
 import { VERSION } from "../version.js";
 
-export function buildProgram(io: CliIO = defaultIO): Command {
+export function buildProgram(io: CliIO, commands: RegisterCommand[]): Command {
   const program = new Command("mcphub")
     .description("A lazy MCP aggregation gateway: one namespaced catalogue behind eight management tools.")
     .version(`mcphub ${VERSION}`, "-V, --version")
@@ -20,7 +20,7 @@ export function buildProgram(io: CliIO = defaultIO): Command {
       // Commander prints "error: ..." itself; keep it to one line.
       outputError: (s, write) => write(s.split("\n").filter(Boolean)[0] ?? s),
     });
-  for (const register of COMMANDS) register(program, io);
+  for (const register of commands) register(program, io);
   // Sub-commands inherit the one-line error behaviour.
   const apply = (cmd: Command) => {
     cmd.exitOverride().showSuggestionAfterError(true);
@@ -36,8 +36,8 @@ export function buildProgram(io: CliIO = defaultIO): Command {
 }
 
 export async function main(argv: string[], io: CliIO = defaultIO): Promise<number> {
-  const program = buildProgram(io);
   try {
+    const program = buildProgram(io, await commandsFor(argv));
     await program.parseAsync(argv, { from: "user" });
     return typeof process.exitCode === "number" ? process.exitCode : 0;
   } catch (err) {

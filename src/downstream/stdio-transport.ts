@@ -29,6 +29,8 @@ const DEFAULT_KILL_GRACE_MS = 2000;
 // A bound against a runaway server, far above any real result (results over the response budget
 // are stored in the vault, so a large one must still arrive whole).
 const DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024 * 1024;
+/** Decoded parts are joined into one large string every this many bytes (see `runs`). */
+const RUN_BYTES = 8 * 1024 * 1024;
 /** After the child exits, how long to wait for stdout to drain before reporting the close. */
 const EXIT_DRAIN_MS = 100;
 const GROUP_POLL_MS = 25;
@@ -130,6 +132,14 @@ export class ProcessGroupStdioTransport implements Transport {
   /** Text of the line being received, decoded chunk by chunk as it arrives. */
   private parts: string[] = [];
   private partBytes = 0;
+  /**
+   * Runs of `parts` already joined into large strings. V8 keeps large strings in their own
+   * mappings, which a collection returns to the OS at once; thousands of 64 KiB parts would
+   * instead stay resident as free heap pages, and the parsed copy of a huge line would be
+   * allocated beside them (a third full-size copy in RSS).
+   */
+  private runs: string[] = [];
+  private runBytes = 0;
   private decoder = new StringDecoder("utf8");
   /** Complete lines not yet handed to the SDK. */
   private lines: string[] = [];
@@ -237,6 +247,12 @@ export class ProcessGroupStdioTransport implements Transport {
         if (start < chunk.length) {
           this.parts.push(this.decoder.write(chunk.subarray(start)));
           this.partBytes += chunk.length - start;
+          this.runBytes += chunk.length - start;
+          if (this.runBytes >= RUN_BYTES) {
+            this.runs.push(this.parts.join(""));
+            this.parts = [];
+            this.runBytes = 0;
+          }
         }
         if (this.partBytes > max) {
           this.onerror?.(new Error(`stdio server sent a message larger than ${max} bytes`));
@@ -244,18 +260,29 @@ export class ProcessGroupStdioTransport implements Transport {
         }
         break;
       }
-      this.parts.push(this.decoder.write(chunk.subarray(start, nl)), this.decoder.end());
-      let line = this.parts.length === 1 ? (this.parts[0] as string) : this.parts.join("");
-      const large = this.partBytes >= LARGE_MESSAGE_CHARS;
-      this.parts = [];
-      this.partBytes = 0;
-      // The decoded chunks of a huge line are garbage now; free them before it is parsed.
-      if (large) releaseMemory();
-      if (line.endsWith("\r")) line = line.slice(0, -1);
-      if (line.trim() !== "") this.lines.push(line);
+      this.completeLine(this.decoder.write(chunk.subarray(start, nl)) + this.decoder.end());
       start = nl + 1;
     }
     this.drain();
+  }
+
+  /**
+   * Queues the line ending with `last`. A method of its own so that no caller's frame keeps the
+   * joined line alive while it is parsed (a 200 MB line would otherwise be held twice).
+   */
+  private completeLine(last: string): void {
+    this.parts.push(last);
+    const tail = this.parts.length === 1 ? (this.parts[0] as string) : this.parts.join("");
+    let line = this.runs.length === 0 ? tail : [...this.runs, tail].join("");
+    const large = this.partBytes >= LARGE_MESSAGE_CHARS;
+    this.parts = [];
+    this.runs = [];
+    this.partBytes = 0;
+    this.runBytes = 0;
+    // The decoded parts of a huge line are garbage now; free them before it is parsed.
+    if (large) releaseMemory();
+    if (line.endsWith("\r")) line = line.slice(0, -1);
+    if (line.trim() !== "") this.lines.push(line);
   }
 
   /**
@@ -342,7 +369,9 @@ export class ProcessGroupStdioTransport implements Transport {
     this.closeReported = true;
     this.lines = [];
     this.parts = [];
+    this.runs = [];
     this.partBytes = 0;
+    this.runBytes = 0;
     this.decoder = new StringDecoder("utf8");
     this.onclose?.();
   }

@@ -90,7 +90,10 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
       return reply(res, 403, `Origin "${origin}" is not allowed (DNS-rebinding protection)`);
     }
     const path = (req.url ?? "/").split("?")[0];
-    if (path === "/healthz") return reply(res, 200, "ok");
+    if (path === "/healthz") {
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ status: "ok" }));
+      return;
+    }
     if (path !== "/mcp" && path !== "/") return reply(res, 404, "not found; the MCP endpoint is /mcp");
     if (draining) return reply(res, 503, "gateway is shutting down");
 

@@ -2,7 +2,10 @@
 // `status` (enabled servers never called) all read through here. Only the files whose day
 // overlaps the window are opened; within them, lines older than the cutoff are skipped after
 // reading their timestamp alone.
+import { stat } from "node:fs/promises";
+import { own, StatsAccumulator, type Agg } from "./aggregate.js";
 import { dayFiles } from "./files.js";
+import { defaultWorkers, scanInWorkers, splitRuns } from "./parallel.js";
 import { scanFile, type ScanResult, type ScannedRow } from "./scan.js";
 
 export interface StatsQuery {
@@ -16,6 +19,12 @@ export interface StatsQuery {
   tools?: boolean;
   /** Reference time for the window (tests). Default Date.now(). */
   now?: number;
+  /**
+   * Threads to scan with; 0 scans in this thread. Default: 2 when the window's day files hold
+   * 24 MiB or more and a second core is free (see `defaultWorkers`), else 0. The report is the
+   * same either way.
+   */
+  workers?: number;
 }
 
 export interface StatsTotals {
@@ -79,27 +88,12 @@ export interface StatsReport {
   since?: string;
 }
 
-/**
- * Running counts. Every aggregate is this one class (extra data lives beside it, not in it) so the
- * hot `add` sees a single object shape and stays monomorphic: with several shapes V8 falls back
- * to slow property lookups, which measurably slowed the million-row scan.
- */
-class Agg {
-  calls = 0;
-  errors = 0;
-  est_tokens = 0;
-  total_ms = 0;
+function avg(a: Agg): number {
+  return a.calls === 0 ? 0 : Math.trunc(a.total_ms / a.calls);
 }
 
-interface ToolAgg {
-  agg: Agg;
-  namespaced: string;
-}
-
-interface ServerAgg {
-  agg: Agg;
-  tools: Map<string, ToolAgg>;
-}
+const byCallsThenName = <T extends { calls: number }>(name: (x: T) => string) => (a: T, b: T) =>
+  b.calls - a.calls || (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0);
 
 interface KeptCall {
   ts: number;
@@ -111,84 +105,6 @@ interface KeptCall {
   duration_ms: number;
   est_tokens: number;
   error_class: string | undefined;
-}
-
-/**
- * A map key must not be a slice of a megabyte chunk string (V8 would keep the whole chunk alive
- * for as long as the key lives); copying through a Buffer yields a flat string of its own.
- */
-function own(s: string): string {
-  return s.length < 13 ? s : Buffer.from(s, "utf8").toString("utf8");
-}
-
-function add(a: Agg, r: ScannedRow): void {
-  a.calls++;
-  if (!r.ok) a.errors++;
-  a.est_tokens += r.est_tokens;
-  a.total_ms += r.duration_ms;
-}
-
-function avg(a: Agg): number {
-  return a.calls === 0 ? 0 : Math.trunc(a.total_ms / a.calls);
-}
-
-const byCallsThenName = <T extends { calls: number }>(name: (x: T) => string) => (a: T, b: T) =>
-  b.calls - a.calls || (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0);
-
-/** Nearest-rank percentile of an ascending array. */
-function percentile(sorted: Float64Array, p: number): number {
-  const idx = Math.max(0, Math.ceil(p * sorted.length) - 1);
-  return sorted[idx] ?? 0;
-}
-
-/**
- * Finds the N most recent calls in two passes. The aggregation pass only feeds timestamps into a
- * numeric min-heap of size N (no per-row objects or strings, though nearly every row of a
- * chronological file is "newer than the oldest kept"); its minimum is the threshold. A second pass
- * then reads just the day files that can hold calls at or after it and keeps the matching rows.
- */
-class RecentThreshold {
-  private readonly heap: Float64Array;
-  private size = 0;
-  constructor(private readonly limit: number) {
-    this.heap = new Float64Array(limit);
-  }
-
-  offer(ts: number): void {
-    const h = this.heap;
-    if (this.size < this.limit) {
-      let i = this.size++;
-      h[i] = ts;
-      while (i > 0) {
-        const p = (i - 1) >> 1;
-        if ((h[p] as number) <= ts) break;
-        h[i] = h[p] as number;
-        h[p] = ts;
-        i = p;
-      }
-      return;
-    }
-    if (ts <= (h[0] as number)) return;
-    h[0] = ts;
-    let i = 0;
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < this.size && (h[l] as number) < (h[m] as number)) m = l;
-      if (r < this.size && (h[r] as number) < (h[m] as number)) m = r;
-      if (m === i) break;
-      const t = h[i] as number;
-      h[i] = h[m] as number;
-      h[m] = t;
-      i = m;
-    }
-  }
-
-  /** The oldest ts among the N newest seen; undefined when nothing was seen. */
-  threshold(): number | undefined {
-    return this.size === 0 ? undefined : this.heap[0];
-  }
 }
 
 function keep(r: ScannedRow, seq: number): KeptCall {
@@ -239,55 +155,30 @@ async function scanWindow(
 
 export async function queryStats(dataDir: string, q: StatsQuery = {}): Promise<StatsReport> {
   const now = q.now ?? Date.now();
-  const totals = new Agg();
-  let bytesIn = 0;
-  let bytesOut = 0;
-  const servers = new Map<string, ServerAgg>();
-  const agents = new Map<string, Agg>();
   const recentN = q.recent !== undefined && q.recent > 0 ? Math.floor(q.recent) : 0;
-  const recent = recentN > 0 ? new RecentThreshold(recentN) : undefined;
   const cutoff = windowStart(q.sinceMs, now);
-  const matches = (r: ScannedRow): boolean =>
-    (q.server === undefined || r.serverIs(q.server)) && (q.agent === undefined || r.agentIs(q.agent));
-  let durations = new Float64Array(1024);
+  const filter = { ...(q.server !== undefined ? { server: q.server } : {}), ...(q.agent !== undefined ? { agent: q.agent } : {}) };
   const wantTools = q.tools === true;
+  const acc = new StatsAccumulator(filter, wantTools, recentN);
 
-  await scanWindow(dataDir, cutoff, (r) => {
-    if (!matches(r)) return;
-    if (totals.calls === durations.length) {
-      const grown = new Float64Array(durations.length * 2);
-      grown.set(durations);
-      durations = grown;
-    }
-    durations[totals.calls] = r.duration_ms;
-    add(totals, r);
-    bytesIn += r.args_bytes;
-    bytesOut += r.result_bytes;
+  const files = await dayFiles(dataDir, cutoff);
+  let workers = q.workers;
+  let sized: { path: string; size: number }[] = [];
+  if (workers === undefined || workers > 1) {
+    sized = await Promise.all(files.map(async (f) => ({ path: f.path, size: await sizeOf(f.path) })));
+    workers ??= defaultWorkers(sized.reduce((n, f) => n + f.size, 0));
+  }
+  if (workers > 1 && files.length > 1) {
+    const runs = splitRuns(sized, Math.floor(workers)).map((run) => run.map((f) => f.path));
+    const partials = await scanInWorkers(runs, { minTs: cutoff ?? 0, filter, tools: wantTools, recent: recentN });
+    for (const p of partials) acc.merge(p);
+  } else {
+    const result: ScanResult = { rows: 0, malformed: 0 };
+    for (const f of files) await scanFile(f.path, acc.onRow, cutoff ?? 0, result);
+  }
 
-    let s = servers.get(r.server);
-    if (s === undefined) {
-      s = { agg: new Agg(), tools: new Map() };
-      servers.set(own(r.server), s);
-    }
-    add(s.agg, r);
-    if (wantTools) {
-      let t = s.tools.get(r.tool);
-      if (t === undefined) {
-        t = { agg: new Agg(), namespaced: own(r.namespaced) };
-        s.tools.set(own(r.tool), t);
-      }
-      add(t.agg, r);
-    }
-    let a = agents.get(r.agent);
-    if (a === undefined) {
-      a = new Agg();
-      agents.set(own(r.agent), a);
-    }
-    add(a, r);
-    recent?.offer(r.ts);
-  });
-
-  const sorted = durations.subarray(0, totals.calls).sort();
+  const totals = acc.totals;
+  const pct = acc.percentiles([0.5, 0.99]);
   const report: StatsReport = {
     totals: {
       calls: totals.calls,
@@ -295,32 +186,33 @@ export async function queryStats(dataDir: string, q: StatsQuery = {}): Promise<S
       est_tokens: totals.est_tokens,
       total_ms: totals.total_ms,
       avg_ms: avg(totals),
-      ...(totals.calls > 0 ? { p50_ms: percentile(sorted, 0.5), p99_ms: percentile(sorted, 0.99) } : {}),
-      bytes_in: bytesIn,
-      bytes_out: bytesOut,
+      ...(pct ? { p50_ms: pct[0] as number, p99_ms: pct[1] as number } : {}),
+      bytes_in: acc.bytesIn,
+      bytes_out: acc.bytesOut,
     },
-    servers: [...servers]
+    servers: [...acc.servers]
       .map(([server, { agg: s }]) => ({ server, calls: s.calls, errors: s.errors, est_tokens: s.est_tokens, avg_ms: avg(s) }))
       .sort(byCallsThenName((x) => x.server)),
-    agents: [...agents]
+    agents: [...acc.agents]
       .map(([agent, a]) => ({ agent, calls: a.calls, errors: a.errors, est_tokens: a.est_tokens }))
       .sort(byCallsThenName((x) => x.agent)),
   };
   if (wantTools) {
     const tools: ToolStats[] = [];
-    for (const [server, s] of servers) {
+    for (const [server, s] of acc.servers) {
       for (const [tool, { agg: t, namespaced }] of s.tools) {
         tools.push({ server, tool, namespaced, calls: t.calls, errors: t.errors, avg_ms: avg(t), est_tokens: t.est_tokens });
       }
     }
     report.tools = tools.sort(byCallsThenName((x) => x.namespaced));
   }
+  const recent = acc.recent;
   if (recent) {
     const threshold = recent.threshold();
     const kept: KeptCall[] = [];
     if (threshold !== undefined) {
       await scanWindow(dataDir, Math.max(threshold, cutoff ?? 0), (r) => {
-        if (matches(r)) kept.push(keep(r, kept.length));
+        if (acc.matches(r)) kept.push(keep(r, kept.length));
       });
     }
     // Newest first; among equal timestamps, the later line first.
@@ -329,6 +221,15 @@ export async function queryStats(dataDir: string, q: StatsQuery = {}): Promise<S
   }
   if (cutoff !== undefined) report.since = new Date(cutoff).toISOString();
   return report;
+}
+
+/** Size of a day file; one pruned meanwhile counts as empty. */
+async function sizeOf(path: string): Promise<number> {
+  try {
+    return (await stat(path)).size;
+  } catch {
+    return 0;
+  }
 }
 
 /** The N most-called tools in the window (for `mcphub pin --top N`), by calls then name. */
