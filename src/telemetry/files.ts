@@ -15,8 +15,14 @@ export function telemetryDir(dataDir: string): string {
 }
 
 /** `calls-2026-11-30.ndjson` for any ts on that UTC day. */
+let cachedDay = { start: 0, end: 0, name: "" };
+
 export function dayFileName(ts: number): string {
-  return `calls-${new Date(ts).toISOString().slice(0, 10)}.ndjson`;
+  // Called for every record: reuse the name while the timestamp stays within the same UTC day.
+  if (ts >= cachedDay.start && ts < cachedDay.end) return cachedDay.name;
+  const start = Math.floor(ts / 86_400_000) * 86_400_000;
+  cachedDay = { start, end: start + 86_400_000, name: `calls-${new Date(start).toISOString().slice(0, 10)}.ndjson` };
+  return cachedDay.name;
 }
 
 /** Start of the UTC day a file covers, or undefined for a file that is not a day file. */

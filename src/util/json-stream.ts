@@ -77,9 +77,20 @@ function toJsonValue(v: Json, key: string): Json {
   return v;
 }
 
-/** Byte length of JSON.stringify(value) as UTF-8, without building the string. */
+/** Byte length of JSON.stringify(value) as UTF-8, without building a huge string. */
 export function jsonByteLength(value: Json): number {
+  // The common case is small: one native stringify beats walking pieces through generators.
+  if (!hasLongString(value, 0)) return Buffer.byteLength(JSON.stringify(value) ?? "", "utf8");
   let n = 0;
   for (const piece of jsonPieces(value)) n += Buffer.byteLength(piece, "utf8");
   return n;
+}
+
+/** Whether any string inside `v` is longer than one slice (then pieces are worth their cost). */
+function hasLongString(v: Json, depth: number): boolean {
+  if (typeof v === "string") return v.length > SLICE;
+  if (v === null || typeof v !== "object" || depth > 64) return depth > 64;
+  if (Array.isArray(v)) return v.some((x) => hasLongString(x as Json, depth + 1));
+  for (const key of Object.keys(v)) if (hasLongString((v as Record<string, Json>)[key], depth + 1)) return true;
+  return false;
 }
