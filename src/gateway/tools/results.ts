@@ -7,6 +7,7 @@ import { CursorOutOfRangeError, VaultTamperedError } from "../../vault/errors.js
 import { ResultNotFoundError } from "../../vault/results.js";
 import { allowedFor, DetachedError } from "../detached.js";
 import { errorText } from "../hub.js";
+import { releaseMemory } from "../../util/memory.js";
 import { jsonBytes, pageDocument, pageSize } from "../receipts.js";
 import { badRequest, jsonResult, parseArgs, type ToolContext } from "./context.js";
 
@@ -58,12 +59,26 @@ export async function getResult(ctx: ToolContext, raw: unknown): Promise<CallToo
       }
       return badRequest(`read stored result: ${errorText(err)}`);
     }
+    settleAfterPages();
     const doc = pageDocument({ callId: args.callId, data: page.data, cursor, totalBytes: meta.totalBytes, mediaType: meta.mediaType });
     const result = jsonResult(doc, { compactText: true });
     // The page envelope itself must fit the budget; shrink the page rather than flood.
     if (budget === 0 || size <= 1 || jsonBytes(result) <= budget) return result;
     size = Math.max(1, Math.floor(size * 0.8));
   }
+}
+
+/**
+ * Paging a 200 MB result is 25,600 requests whose short-lived garbage V8 would otherwise let
+ * grow the old generation by tens of MB before collecting it; a full collection every few
+ * thousand pages (milliseconds, against seconds of round trips) keeps the gateway's memory flat.
+ */
+const PAGES_PER_COLLECTION = 2048;
+let pagesServed = 0;
+
+function settleAfterPages(): void {
+  pagesServed++;
+  if (pagesServed % PAGES_PER_COLLECTION === 0) releaseMemory();
 }
 
 const pollArgs = z.strictObject({ callId: z.string().trim().min(1, "callId is required") });
