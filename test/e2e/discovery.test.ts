@@ -149,7 +149,7 @@ describe("advertisement as a harness sees it", () => {
         const names = listing.tools.map((t) => t.name).filter((n) => !n.startsWith("mcphub_"));
         expect(names.length).toBeGreaterThan(0);
         expect(names.every((n) => n.startsWith("memory__") || n === "ev__echo")).toBe(true);
-        const report = doc(await gw.call("mcphub_list_servers")).tool_schema_budget as Record<string, number>;
+        const report = doc(await gw.call("mcphub_list_servers")).tool_schema_budget as { budget_bytes: number; advertised_tools: number; omitted_tools: number; eligible_tools: number; advertised_definition_bytes: number };
         expect(report.budget_bytes).toBe(3072);
         expect(report.advertised_tools).toBe(names.length);
         expect(report.advertised_definition_bytes).toBeLessThanOrEqual(3072);
