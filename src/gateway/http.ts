@@ -98,15 +98,14 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
     if (draining) return reply(res, 503, "gateway is shutting down");
 
     let agent: string | undefined = opts.agent;
-    const auth = req.headers.authorization;
-    if (await tokens.hasAny()) {
-      const bearer = /^Bearer\s+(\S+)$/i.exec(auth ?? "")?.[1];
-      const who = bearer ? await tokens.verify(bearer) : undefined;
-      if (!who) {
+    const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? "")?.[1];
+    const auth = await tokens.authenticate(bearer);
+    if (auth.required) {
+      if (!auth.who) {
         res.setHeader("WWW-Authenticate", 'Bearer realm="mcphub"');
         return reply(res, 401, bearer ? "invalid or revoked token" : "missing bearer token (Authorization: Bearer <token>)");
       }
-      agent = who.agent;
+      agent = auth.who.agent;
     }
 
     const sessionId = req.headers["mcp-session-id"];
@@ -180,7 +179,7 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
 export async function serveHttp(opts: HttpOptions): Promise<void> {
   const gw = await startHttpGateway(opts);
   const say = (t: string) => (opts.io ? opts.io.err(t) : process.stderr.write(`${t}\n`));
-  const anonymous = !(await TokenStore.open(opts.dataDir).hasAny());
+  const anonymous = !(await TokenStore.open(opts.dataDir).authenticate(undefined)).required;
   say(`mcphub listening on ${gw.url}${anonymous ? " (no agent tokens yet: loopback clients are served unscoped)" : " (bearer tokens required)"}`);
   const seen = new Map<string, string>();
   gw.hub.supervisor.onChange((name) => {

@@ -105,7 +105,23 @@ export class TokenStore {
    * compared against every live token in constant time, without stopping at a match.
    */
   async verify(bearer: string): Promise<{ agent: string; id: string } | undefined> {
-    const { tokens, hashes } = await this.current();
+    return this.match(await this.current(), bearer);
+  }
+
+  /**
+   * One look at the token file per request: whether tokens are required at all and, when a bearer
+   * was presented, whose it is. Tokens are required once any token has ever been created, revoked
+   * ones included: revoking the last token must never reopen the daemon to anonymous callers.
+   */
+  async authenticate(bearer: string | undefined): Promise<{ required: boolean; who?: { agent: string; id: string } }> {
+    const state = await this.current();
+    const required = state.tokens.length > 0;
+    if (!required || bearer === undefined) return { required };
+    const who = this.match(state, bearer);
+    return who ? { required, who } : { required };
+  }
+
+  private match({ tokens, hashes }: { tokens: StoredToken[]; hashes: Buffer[] }, bearer: string): { agent: string; id: string } | undefined {
     const presented = sha256(bearer);
     let found: StoredToken | undefined;
     tokens.forEach((t, i) => {

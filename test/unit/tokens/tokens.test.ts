@@ -13,6 +13,20 @@ afterEach(() => {
 });
 
 describe("TokenStore", () => {
+  it("authenticate: nothing required without live tokens, then exactly the token's agent", async () => {
+    const store = TokenStore.open(dataDir);
+    expect(await store.authenticate(undefined)).toEqual({ required: false });
+    expect(await store.authenticate("mcphub_whatever")).toEqual({ required: false });
+    const { token, info } = await store.create("claude");
+    expect(await store.authenticate(undefined)).toEqual({ required: true });
+    expect(await store.authenticate("mcphub_wrong")).toEqual({ required: true });
+    expect(await store.authenticate(token)).toEqual({ required: true, who: { agent: "claude", id: info.id } });
+    await store.revoke("claude");
+    // Revoking the last token must not reopen the daemon to anonymous callers.
+    expect(await store.authenticate(token)).toEqual({ required: true });
+    expect(await store.authenticate(undefined)).toEqual({ required: true });
+  });
+
   it("creates mcphub_ tokens, stores only their hash in a 0600 file inside a 0700 dir", async () => {
     const store = TokenStore.open(dataDir);
     expect(await store.hasAny()).toBe(false);
