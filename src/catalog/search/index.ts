@@ -13,6 +13,7 @@ import { synonymsOf } from "./lexicon.js";
 import { foldText, indexTerms, searchTerms, type Term } from "./tokenize.js";
 import { truncateUtf8 } from "./text.js";
 import { Vocabulary } from "./vocabulary.js";
+import { addTo, removeFrom } from "../../util/multimap.js";
 
 export interface RankedMatch {
   entry: CatalogEntry;
@@ -611,17 +612,4 @@ function accumulate(
 
 function namesOf(entry: CatalogEntry): Set<string> {
   return new Set([entry.namespaced, `${entry.server}__${entry.wire}`, entry.wire].map((s) => s.toLowerCase()));
-}
-
-function addTo<K, V>(map: Map<K, Set<V>>, key: K, value: V): void {
-  let set = map.get(key);
-  if (!set) map.set(key, (set = new Set()));
-  set.add(value);
-}
-
-function removeFrom<K, V>(map: Map<K, Set<V>>, key: K, value: V): void {
-  const set = map.get(key);
-  if (!set) return;
-  set.delete(value);
-  if (set.size === 0) map.delete(key);
 }

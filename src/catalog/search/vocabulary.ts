@@ -1,6 +1,7 @@
 // The set of indexed stems, with the two side structures that make query-term expansion cheap:
 // prefix buckets (first four characters) and a symmetric-delete index for one-edit typos.
 // Reference-counted, because a stem can be indexed by many entries and both index levels.
+import { addTo, removeFrom } from "../../util/multimap.js";
 
 export const MIN_PREFIX_LENGTH = 4;
 export const MIN_FUZZY_LENGTH = 5;
@@ -114,17 +115,4 @@ export class Vocabulary {
     if (v.size === 1) this.deletionIndex.set(d, v.values().next().value as string);
     else if (v.size === 0) this.deletionIndex.delete(d);
   }
-}
-
-function addTo<K, V>(map: Map<K, Set<V>>, key: K, value: V): void {
-  let set = map.get(key);
-  if (!set) map.set(key, (set = new Set()));
-  set.add(value);
-}
-
-function removeFrom<K, V>(map: Map<K, Set<V>>, key: K, value: V): void {
-  const set = map.get(key);
-  if (!set) return;
-  set.delete(value);
-  if (set.size === 0) map.delete(key);
 }
