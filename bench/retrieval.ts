@@ -11,7 +11,7 @@
 import { join } from "node:path";
 import { SearchIndex } from "../src/catalog/search/index.js";
 import type { CatalogEntry } from "../src/catalog/types.js";
-import { truncateUtf8 } from "../src/catalog/search/text.js";
+import { truncateUtf8 } from "../src/util/text.js";
 import { BENCH_DATA, groupsOf, loadCatalog, loadQueries, toEntry, type CatalogLine, type QueryLine } from "./bench-data.js";
 import { gatewaySearcher } from "./gateway-search.js";
 

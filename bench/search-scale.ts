@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 import { SearchIndex } from "../src/catalog/search/index.js";
 import { buildSearchResponse } from "../src/catalog/search/responses.js";
-import { truncateUtf8 } from "../src/catalog/search/text.js";
+import { truncateUtf8 } from "../src/util/text.js";
 import type { CatalogEntry } from "../src/catalog/types.js";
 import { BENCH_DATA, loadCatalog, loadQueries, toEntry } from "./bench-data.js";
 

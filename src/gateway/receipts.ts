@@ -2,6 +2,7 @@
 // receipt (which must itself fit the budget), result pages, and the UTF-8-safe preview.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { JsonObject } from "../catalog/types.js";
+import { clipUtf8 } from "../util/text.js";
 
 export const MAX_PAGE_BYTES = 8192;
 /** Room a page envelope needs besides its data (Go's figure; verified against the budget below). */
@@ -60,8 +61,12 @@ export function buildReceipt(f: ReceiptFields, original: CallToolResult): CallTo
     doc = rest;
   }
   const base = make(doc, text);
-  const source = firstText(original);
-  if (!source || !fits(base)) return base;
+  const first = firstText(original);
+  if (!first || !fits(base)) return base;
+  // The preview never exceeds MAX_PREVIEW_BYTES, and each character is at least one byte, so the
+  // first MAX_PREVIEW_BYTES + 1 characters decide it: a 50 MB result is never copied or scanned
+  // whole. Made well-formed (a lone surrogate becomes U+FFFD) so the preview is valid UTF-8.
+  const source = first.slice(0, MAX_PREVIEW_BYTES + 1).toWellFormed();
   // Largest preview (in bytes) that still fits: binary search over the clip length, because JSON
   // escaping makes the serialized growth non-linear in the preview length.
   let lo = 0;
@@ -93,26 +98,6 @@ function firstText(result: CallToolResult): string | undefined {
   }
   if (result.structuredContent) return JSON.stringify(result.structuredContent);
   return undefined;
-}
-
-/**
- * Clips text to at most maxBytes of UTF-8, never splitting a character; a clipped text ends
- * with "…" (counted in the limit). Lone surrogates are replaced so the output is valid UTF-8.
- */
-export function clipUtf8(text: string, maxBytes: number): string {
-  const valid = text.toWellFormed();
-  if (Buffer.byteLength(valid, "utf8") <= maxBytes) return valid;
-  if (maxBytes < 4) return "";
-  const budget = maxBytes - 3; // "…" is 3 bytes
-  let bytes = 0;
-  let end = 0;
-  for (const ch of valid) {
-    const n = Buffer.byteLength(ch, "utf8");
-    if (bytes + n > budget) break;
-    bytes += n;
-    end += ch.length;
-  }
-  return `${valid.slice(0, end)}…`;
 }
 
 /** Decoded bytes per page for a response budget (0 = unlimited → the 8 KiB maximum). */

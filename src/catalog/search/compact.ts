@@ -2,7 +2,7 @@
 // (reference §3.5). Every cut, including dropping an empty list item, sets metadata_truncated.
 import type { JsonObject } from "../types.js";
 import type { RankedMatch } from "./index.js";
-import { clipUtf8, collapseWhitespace, utf8Bytes } from "./text.js";
+import { clipUtf8, collapseWhitespace, utf8Bytes } from "../../util/text.js";
 
 export const BOUNDS = {
   title: 160,
@@ -23,8 +23,8 @@ export interface CompactText {
 
 export function compactText(text: string | undefined, max: number): CompactText {
   const collapsed = collapseWhitespace(text ?? "");
-  const { text: out, clipped } = clipUtf8(collapsed, max);
-  return { text: out, cut: clipped };
+  const out = clipUtf8(collapsed, max);
+  return { text: out, cut: out !== collapsed };
 }
 
 /** Bounds a list: at most `items` entries of ≤128 bytes each and ≤`bytes` in total. */

@@ -11,7 +11,7 @@ import type { CatalogEntry } from "../types.js";
 import { SERVER_FIELDS, TOOL_FIELDS, type FieldSpec } from "./fields.js";
 import { synonymsOf } from "./lexicon.js";
 import { foldText, indexTerms, searchTerms, type Term } from "./tokenize.js";
-import { truncateUtf8 } from "./text.js";
+import { truncateUtf8 } from "../../util/text.js";
 import { Vocabulary } from "./vocabulary.js";
 import { addTo, removeFrom } from "../../util/multimap.js";
 

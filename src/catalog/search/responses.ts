@@ -6,7 +6,7 @@ import { assessRoute } from "./assess.js";
 import { BOUNDS, boundedMatches, compactMatch } from "./compact.js";
 import type { RankedMatch, SearchIndex } from "./index.js";
 import { argumentTemplate } from "./template.js";
-import { utf8Bytes } from "./text.js";
+import { utf8Bytes } from "../../util/text.js";
 
 export const CONTRACT_VERSION = 1;
 export const MAX_QUERY_BYTES = 2048;

@@ -1,7 +1,7 @@
 // The bounded capability summary embedded in the lazy-mode `initialize` instructions
 // (reference §2.9): one item per in-scope server, `name: hint`, joined with " | ", at most 2048
 // bytes, ending in "+N more; call list_servers" when servers had to be left out.
-import { clipUtf8, collapseWhitespace, utf8Bytes } from "./text.js";
+import { clipUtf8, collapseWhitespace, utf8Bytes } from "../../util/text.js";
 
 export const SUMMARY_MAX_BYTES = 2048;
 export const SUMMARY_HINT_MAX_BYTES = 256;
@@ -32,7 +32,7 @@ function allowlistHint(tools: readonly string[]): string {
     shown.push(tools[i] ?? "");
   }
   const rest = tools.length - shown.length;
-  if (shown.length === 0) return clipUtf8(`${prefix}(+${rest} more)`, SUMMARY_HINT_MAX_BYTES).text;
+  if (shown.length === 0) return clipUtf8(`${prefix}(+${rest} more)`, SUMMARY_HINT_MAX_BYTES);
   return prefix + shown.join(", ") + (rest > 0 ? ` (+${rest} more)` : "");
 }
 
@@ -43,7 +43,7 @@ function hintFor(server: SummaryServer): string {
   if (useWhen.length > 0) hint = useWhen.join("; ");
   else if (server.description && collapseWhitespace(server.description).length > 0) hint = server.description;
   else hint = (server.tags ?? []).map(collapseWhitespace).filter((s) => s.length > 0).join(", ");
-  return clipUtf8(collapseWhitespace(hint), SUMMARY_HINT_MAX_BYTES).text;
+  return clipUtf8(collapseWhitespace(hint), SUMMARY_HINT_MAX_BYTES);
 }
 
 /**
@@ -71,7 +71,7 @@ export function capabilitySummary(servers: SummaryServer[]): string {
     if (i === 0) {
       // A lone first item that is too long is clipped (leaving room for the suffix if others follow).
       const room = SUMMARY_MAX_BYTES - reserve;
-      out = clipUtf8(item, room).text;
+      out = clipUtf8(item, room);
       if (remainingAfter > 0) out += SEPARATOR + moreSuffix(remainingAfter);
       return out;
     }

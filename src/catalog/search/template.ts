@@ -1,7 +1,7 @@
 // The argument template a resolve recommendation carries: required fields as "<name>" and the
 // other top-level properties as null, bounded so a huge schema never bloats the answer. Mirrors
 // the Go `summarizeInputSchema` rules (reference §3.4).
-import { utf8Bytes } from "./text.js";
+import { utf8Bytes } from "../../util/text.js";
 
 export const TEMPLATE_MAX_FIELDS = 48;
 export const TEMPLATE_MAX_NAME_BYTES = 128;

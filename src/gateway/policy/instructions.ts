@@ -4,6 +4,7 @@
 // instructions at 4 KiB), whatever the summary holds.
 
 import type { ExposeMode } from "./advertise.js";
+import { clipUtf8, collapseWhitespace } from "../../util/text.js";
 
 /** Instructions never exceed this many UTF-8 bytes. */
 export const MAX_INSTRUCTIONS_BYTES = 4096;
@@ -62,20 +63,3 @@ export function buildInstructions(input: InstructionsInput): string {
   return clipUtf8(parts.join(" "), MAX_INSTRUCTIONS_BYTES);
 }
 
-/**
- * Clips text to at most `max` UTF-8 bytes: when over, cut to `max - 3` bytes on a code point
- * boundary and append "…" (3 bytes).
- */
-export function clipUtf8(text: string, max: number): string {
-  const bytes = Buffer.from(text, "utf8");
-  if (bytes.length <= max) return text;
-  if (max < 3) return "";
-  let end = max - 3;
-  // Back up to the first byte of a code point (continuation bytes are 0b10xxxxxx).
-  while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
-  return bytes.subarray(0, end).toString("utf8") + "…";
-}
-
-function collapseWhitespace(text: string): string {
-  return text.replace(/\s+/g, " ").trim();
-}

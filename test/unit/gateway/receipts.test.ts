@@ -1,6 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
-import { buildReceipt, clipUtf8, jsonBytes, pageDocument, pageSize } from "../../../src/gateway/receipts.js";
+import { buildReceipt, jsonBytes, pageDocument, pageSize } from "../../../src/gateway/receipts.js";
+import { clipUtf8 } from "../../../src/util/text.js";
 
 const fields = (budget: number) => ({
   callId: "3f9a1c2e7b804d5e9f1a2b3c4d5e6f70",

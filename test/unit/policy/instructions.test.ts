@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { clipUtf8 } from "../../../src/util/text.js";
 import {
   buildInstructions,
-  clipUtf8,
   MAX_INSTRUCTIONS_BYTES,
   MAX_SUMMARY_BYTES,
   type InstructionsInput,
