@@ -7,7 +7,8 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { CatalogEntry, JsonObject } from "../catalog/types.js";
 import type { DetachedRecord } from "../vault/detached.js";
 import { effectiveTimeout, InvalidArgumentsError, invokeTool } from "./call.js";
-import { errorText, type Hub } from "./hub.js";
+import { errorText } from "../util/errors.js";
+import type { Hub } from "./hub.js";
 import { advertisedName } from "./management.js";
 import type { AgentView } from "./view.js";
 

@@ -9,7 +9,8 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { ListenAddress } from "../config/schema.js";
 import { CliError, type CliIO } from "../cli/context.js";
-import { errorText, Hub } from "./hub.js";
+import { errorText } from "../util/errors.js";
+import { Hub } from "./hub.js";
 import { createSession, type Session } from "./session.js";
 import type { ServeOptions } from "./stdio.js";
 import { TokenStore } from "./tokens.js";

@@ -11,6 +11,7 @@ import { DetachedJournal } from "../vault/detached.js";
 import { openKeyring, type Keyring } from "../vault/keys.js";
 import { ResultStore } from "../vault/results.js";
 import { VaultSecretResolver } from "../vault/resolver.js";
+import { errorText } from "../util/errors.js";
 import { VERSION } from "../version.js";
 import { DetachedRegistry } from "./detached.js";
 import type { Logger } from "./log.js";
@@ -146,8 +147,4 @@ function serverMeta(config: Config): Record<string, ServerMeta> {
     };
   }
   return out;
-}
-
-export function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

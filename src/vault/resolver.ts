@@ -6,6 +6,7 @@
 import type { ServerConfig } from "../config/schema.js";
 import { LockedError, type SecretResolver } from "../downstream/types.js";
 import type { Keyring } from "./keys.js";
+import { errorText } from "../util/errors.js";
 import { SecretStore } from "./secrets.js";
 
 export const VAULT_REF_PREFIX = "vault://";
@@ -23,7 +24,7 @@ export class VaultSecretResolver implements SecretResolver {
     try {
       secrets = await store.project(cfg.vault);
     } catch (err) {
-      throw new LockedError(`vault project "${cfg.vault}" could not be read: ${message(err)}`);
+      throw new LockedError(`vault project "${cfg.vault}" could not be read: ${errorText(err)}`);
     }
     const out: Record<string, string> = {};
     for (const [key, value] of Object.entries(secrets)) {
@@ -49,7 +50,7 @@ export class VaultSecretResolver implements SecretResolver {
     try {
       value = await store.get(name);
     } catch (err) {
-      throw new LockedError(`secret ${name} could not be read: ${message(err)}`);
+      throw new LockedError(`secret ${name} could not be read: ${errorText(err)}`);
     }
     if (value === undefined) {
       throw new LockedError(`secret ${name} is not in the vault; add it with \`mcphub vault set ${name}\``);
@@ -72,12 +73,8 @@ export class VaultSecretResolver implements SecretResolver {
     } catch (err) {
       // Do not cache a failure: the operator may unlock the vault and the server reconnect.
       this.store = undefined;
-      const why = message(err);
+      const why = errorText(err);
       throw new LockedError(why.startsWith("vault is locked") ? why : `vault is locked: ${why}`);
     }
   }
-}
-
-function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

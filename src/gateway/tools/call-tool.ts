@@ -5,7 +5,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { downstreamFailure, InvalidArgumentsError, invokeTool } from "../call.js";
 import { DetachedError } from "../detached.js";
-import { errorText } from "../hub.js";
+import { errorText } from "../../util/errors.js";
 import { checkArguments } from "../validate-args.js";
 import { advertisedName } from "../management.js";
 import { badRequest, jsonResult, parseArgs, type ToolContext } from "./context.js";

@@ -1,7 +1,7 @@
 // Dispatch of the eight management tools. Bad requests and scope refusals become isError
 // results with an actionable message; nothing here throws into the MCP server.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { errorText } from "../hub.js";
+import { errorText } from "../../util/errors.js";
 import type { ManagementTool } from "../management.js";
 import { callTool } from "./call-tool.js";
 import { BadRequest, badRequest, type ToolContext } from "./context.js";

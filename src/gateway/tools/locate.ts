@@ -4,7 +4,7 @@
 // works instead of failing with "not found".
 import type { CatalogEntry, JsonObject } from "../../catalog/types.js";
 import { splitNamespaced } from "../../catalog/names.js";
-import { errorText } from "../hub.js";
+import { errorText } from "../../util/errors.js";
 import { advertisedName } from "../management.js";
 import { BadRequest, type ToolContext } from "./context.js";
 

@@ -6,7 +6,7 @@ import type { JsonObject } from "../../catalog/types.js";
 import { CursorOutOfRangeError, VaultTamperedError } from "../../vault/errors.js";
 import { ResultNotFoundError } from "../../vault/results.js";
 import { allowedFor, DetachedError } from "../detached.js";
-import { errorText } from "../hub.js";
+import { errorText } from "../../util/errors.js";
 import { releaseMemory } from "../../util/memory.js";
 import { jsonBytes, pageDocument, pageSize } from "../receipts.js";
 import { badRequest, jsonResult, parseArgs, type ToolContext } from "./context.js";

@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { JsonObject } from "../../catalog/types.js";
 import { queryStats } from "../../telemetry/index.js";
 import { parseDuration } from "../../util/units.js";
-import { errorText } from "../hub.js";
+import { errorText } from "../../util/errors.js";
 import { jsonResult, parseArgs, type ToolContext } from "./context.js";
 
 const statsArgs = z.strictObject({ since: z.string().optional() });
