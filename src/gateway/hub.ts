@@ -44,10 +44,14 @@ export class Hub {
     // One keyring for every store: with a passphrase, scrypt runs once per process, not per store.
     let keyring: Promise<Keyring> | undefined;
     const openOnce = () => {
-      keyring ??= openKeyring(opts.dataDir, opts.env);
-      keyring.catch(() => {
-        keyring = undefined; // a locked vault may be unlocked later; do not cache the failure
-      });
+      if (!keyring) {
+        const opening = openKeyring(opts.dataDir, opts.env);
+        // A locked vault may be unlocked later: do not cache the failure.
+        opening.catch(() => {
+          if (keyring === opening) keyring = undefined;
+        });
+        keyring = opening;
+      }
       return keyring;
     };
     const secrets: SecretResolver = new VaultSecretResolver({ dataDir: opts.dataDir, env: opts.env, keyring: openOnce });

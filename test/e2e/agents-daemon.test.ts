@@ -7,7 +7,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BIN, doc, FIXTURES, ROOT, runMcphub, startGateway, tempHome, text, type TempHome } from "../helpers/gateway.js";
+import { BIN, doc, FIXTURES, ROOT, runMcphub, startGateway, tempHome, text, waitReady, type TempHome } from "../helpers/gateway.js";
 import { checkResolveContract } from "../helpers/resolve-contract.js";
 
 const node = process.execPath;
@@ -38,20 +38,10 @@ interface Caller {
   listTools(): Promise<string[]>;
 }
 
-async function waitServers(c: Caller, names: string[]): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    const d = doc(await c.call("mcphub_list_servers"));
-    const ready = new Set((d.servers as { name: string; state: string }[]).filter((s) => s.state === "ready").map((s) => s.name));
-    if (names.every((n) => ready.has(n))) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`not ready: ${names.join(",")}`);
-}
-
 /** Runs every surface for one agent and checks the in/out-of-scope outcome of both tools. */
 async function checkSurfaces(c: Caller, m: { a: boolean; b: boolean }, foreign: { receipt: string; detached: string }) {
   const inScope = [...(m.a ? ["a"] : []), ...(m.b ? ["b"] : [])];
-  await waitServers(c, inScope);
+  await waitReady(c, inScope);
   const listed = await c.listTools();
   expect(listed.includes("a__big")).toBe(m.a);
   expect(listed.includes("b__z")).toBe(m.b);
@@ -101,7 +91,7 @@ describe("scope matrix over stdio", () => {
     cfg = home.writeConfig(matrixConfig());
     // Stored work that belongs to the `everything` agent; every other agent must be refused.
     const owner = await startGateway(home, cfg, { agent: "everything" });
-    await waitServers({ call: owner.call, listTools: async () => [] }, ["a"]);
+    await waitReady(owner, ["a"]);
     foreign.receipt = String(doc(await owner.call("mcphub_call_tool", { tool: "a__big", arguments: { bytes: 5000 } })).callId);
     foreign.detached = String(doc(await owner.call("mcphub_call_tool", { tool: "a__big", arguments: { bytes: 10 }, detach: true })).callId);
     await new Promise((r) => setTimeout(r, 200));
@@ -200,7 +190,7 @@ describe("the HTTP daemon", () => {
 
   it("each token selects its agent's scope on every surface; agents cannot read each other's receipts", async () => {
     const owner = await httpClient(daemon.url, tokens.everything);
-    await waitServers(owner.caller, ["a", "b"]);
+    await waitReady(owner.caller, ["a", "b"]);
     const foreign = {
       receipt: String(doc(await owner.caller.call("mcphub_call_tool", { tool: "a__big", arguments: { bytes: 5000 } })).callId),
       detached: String(doc(await owner.caller.call("mcphub_call_tool", { tool: "a__big", arguments: { bytes: 10 }, detach: true })).callId),
@@ -278,7 +268,7 @@ describe("daemon startup rules and conformance", () => {
     );
     const daemon = await startDaemon(home, cfg);
     const c = await httpClient(daemon.url);
-    await waitServers(c.caller, ["pc"]);
+    await waitReady(c.caller, ["pc"]);
     let progressed = false;
     const pending = c.callTool({ name: "pc__slow", arguments: { steps: 10 } }, undefined, {
       onprogress: () => {

@@ -102,7 +102,7 @@ export function text(result: CallToolResult): string {
 }
 
 /** Polls list_servers until every named server is ready (bounded by attempts, not a clock assertion). */
-export async function waitReady(gw: GatewayClient, servers: string[], listName = "mcphub_list_servers"): Promise<void> {
+export async function waitReady(gw: Pick<GatewayClient, "call">, servers: string[], listName = "mcphub_list_servers"): Promise<void> {
   for (let i = 0; i < 600; i++) {
     const d = doc(await gw.call(listName));
     const states = new Map((d.servers as { name: string; state: string }[]).map((s) => [s.name, s.state]));
