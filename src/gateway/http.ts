@@ -75,6 +75,8 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
     });
   });
 
+  /** Host headers accepted, fixed once the port is known (requests only arrive after listen). */
+  let hosts: Set<string> | undefined;
   const allowedHosts = (port: number): Set<string> => {
     const hosts = new Set([`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`]);
     const bind = opts.listen.host.includes(":") ? `[${opts.listen.host}]` : opts.listen.host;
@@ -84,8 +86,9 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const port = (server.address() as AddressInfo).port;
+    hosts ??= allowedHosts(port);
     const host = (req.headers.host ?? "").toLowerCase();
-    if (!allowedHosts(port).has(host)) return reply(res, 403, `Host "${host}" is not allowed (DNS-rebinding protection)`);
+    if (!hosts.has(host)) return reply(res, 403, `Host "${host}" is not allowed (DNS-rebinding protection)`);
     const origin = req.headers.origin;
     if (origin !== undefined && !originAllowed(origin, port, opts.listen.host)) {
       return reply(res, 403, `Origin "${origin}" is not allowed (DNS-rebinding protection)`);
