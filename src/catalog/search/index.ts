@@ -62,6 +62,9 @@ export const SCORER = {
  */
 const NEGLIGIBLE = 0.05;
 
+/** Distinct query terms whose variants are remembered (a bound on memory, not a tuning knob). */
+const VARIANT_CACHE_LIMIT = 4096;
+
 /** Phrase bonuses (first rule that applies), on the final integer scale. */
 const PHRASE = { exactName: 40, exactTitle: 30, inName: 22, inTitle: 18, inText: 12 } as const;
 
@@ -171,6 +174,8 @@ export class SearchIndex {
   private serverCount = 0;
   /** The server id of each doc id (kept beside `docs` for the scorer's hot loop). */
   private docServer = new Int32Array(0);
+  /** Query term -> the stems it reaches; valid until the vocabulary changes (any setServer/removeServer). */
+  private readonly variantCache = new Map<string, Variant[]>();
   /** Per-query score buffers, reused across queries (each query zeroes what it touched). */
   private readonly scratch = new Scratch();
 
@@ -180,6 +185,7 @@ export class SearchIndex {
 
   setServer(server: string, entries: CatalogEntry[]): void {
     this.removeServer(server);
+    this.variantCache.clear();
     if (entries.length === 0) return;
     const sid = this.freeServerIds.pop() ?? this.servers.length;
     const docIds: number[] = [];
@@ -219,6 +225,7 @@ export class SearchIndex {
     const sid = this.serverIds.get(server);
     const sdoc = sid === undefined ? undefined : this.servers[sid];
     if (sid === undefined || !sdoc) return;
+    this.variantCache.clear();
     const gone = new Set(sdoc.docIds);
     const terms = new Set<string>();
     for (const id of sdoc.docIds) for (const term of this.docs[id]?.terms ?? []) terms.add(term);
@@ -337,20 +344,27 @@ export class SearchIndex {
       };
       const heap = new TopK(opts.limit, before);
       let count = 0;
-      const scoreOf = (t: number, hits: number): number => Math.round(SCORER.scale * t * (1 + SCORER.coverage * (nTerms > 0 ? hits / nTerms : 0)));
+      const perHit = nTerms > 0 ? SCORER.coverage / nTerms : 0;
+      const scoreOf = (t: number, hits: number): number => Math.round(SCORER.scale * t * (1 + perHit * hits));
+      // The hot loop of a long query over a large catalogue: it touches thousands of entries, so
+      // it reads only the typed arrays and loads an entry's object only for a filter or a phrase
+      // bonus, and skips the heap for scores that cannot enter it (no exact hits: plain order).
+      const hasExact = exact.size > 0;
+      let floor = -1;
       for (const id of touchedDocs) {
-        const doc = this.docs[id];
-        if (!doc || (filter && !filter(doc.entry))) continue;
+        if (filter && !filter((this.docs[id] as Doc).entry)) continue;
         const hits = popcount(maskLo[id] as number) + popcount(maskHi[id] as number);
-        const isExact = exact.size > 0 && exact.has(id);
+        const isExact = hasExact && exact.has(id);
         if (hits === 0 && !isExact) continue; // a phrase bonus alone never makes a match
         let s = scoreOf(total[id] as number, hits);
         // A phrase contained in a name, title or description has all its words there, so only
         // entries that matched every term can earn the bonus (this keeps it off the hot path).
-        if (usePhrase && (hits === nTerms || isExact)) s += this.phraseBonus(doc, qPhrase);
+        if (usePhrase && (hits === nTerms || isExact)) s += this.phraseBonus(this.docs[id] as Doc, qPhrase);
         score[id] = s;
         count++;
+        if (s < floor) continue;
         heap.offer(id);
+        if (!hasExact && heap.full()) floor = score[heap.worst() as number] as number;
       }
       // Server blocks: the tools matched only through their server's fields. A block that
       // cannot reach the current top `limit` is only counted, not scored tool by tool.
@@ -431,8 +445,18 @@ export class SearchIndex {
     return out;
   }
 
-  /** The stems a query term reaches, each with the weight of that kind of match. */
+  /** The stems a query term reaches, each with the weight of that kind of match (cached per vocabulary). */
   private variants(term: Term): Variant[] {
+    const key = `${term.word}\u0000${term.stem}`;
+    const cached = this.variantCache.get(key);
+    if (cached) return cached;
+    const computed = this.computeVariants(term);
+    if (this.variantCache.size >= VARIANT_CACHE_LIMIT) this.variantCache.clear();
+    this.variantCache.set(key, computed);
+    return computed;
+  }
+
+  private computeVariants(term: Term): Variant[] {
     const out = new Map<string, number>();
     const put = (s: string, w: number): void => {
       if (w > (out.get(s) ?? 0)) out.set(s, w);
