@@ -9,7 +9,7 @@ import { foldText } from "./tokenize.js";
 export const SYNONYM_CLASSES: ReadonlyArray<readonly string[]> = [
   ["fetch", "get", "retrieve", "download", "obtain", "pull", "descargar", "obtener", "bajar"],
   ["send", "post", "publish", "submit", "deliver", "enviar", "mandar", "publicar"],
-  ["delete", "remove", "erase", "destroy", "purge", "unlink", "eliminar", "borrar", "quitar"],
+  ["delete", "remove", "erase", "destroy", "purge", "unlink", "forget", "eliminar", "borrar", "quitar", "olvidar"],
   ["create", "add", "new", "make", "generate", "insert", "crear", "agregar", "añadir", "nuevo", "generar"],
   ["list", "enumerate", "browse", "listar", "enumerar"],
   ["find", "search", "query", "lookup", "look", "locate", "seek", "discover", "buscar", "busqueda", "encontrar", "consultar"],
@@ -69,6 +69,10 @@ export const SYNONYM_CLASSES: ReadonlyArray<readonly string[]> = [
   ["pdf", "document"],
   ["game", "gaming", "videogame", "juego"],
   ["test", "verify", "validate", "check", "probar", "verificar", "validar"],
+  ["memory", "remember", "memorize", "recall", "remind", "memoria", "recordar"],
+  ["relation", "relationship", "link", "connect", "associate", "relate", "relacion", "vincular"],
+  ["size", "big", "large", "bytes", "length", "tamano"],
+  ["multiple", "many", "several", "batch", "bulk", "together", "varios"],
 ];
 
 const EXPANSIONS: ReadonlyMap<string, readonly string[]> = (() => {
