@@ -12,9 +12,16 @@ function hasVowel(s: string): boolean {
   return VOWEL.test(s);
 }
 
-function undouble(s: string): string {
+/**
+ * The base a verb suffix leaves behind, made to meet the bare word: a doubled consonant is undone
+ * (getting -> gett -> get, but added -> add stays), and a short consonant-vowel-consonant base gets
+ * back the silent e the suffix dropped (saved -> sav -> save, like "save"; moved -> move; noted ->
+ * note, not the word "not").
+ */
+function baseOf(s: string): string {
   const n = s.length;
-  if (n >= 3 && s[n - 1] === s[n - 2] && !"lsz".includes(s[n - 1] ?? "")) return s.slice(0, -1);
+  if (n >= 4 && s[n - 1] === s[n - 2] && !"lsz".includes(s[n - 1] ?? "")) return s.slice(0, -1);
+  if (n === 3 && /^[^aeiou][aeiouy][^aeiouwxy]$/.test(s)) return `${s}e`;
   return s;
 }
 
@@ -28,12 +35,12 @@ function stripInflection(w: string): string {
   if (w.endsWith("s") && !w.endsWith("'s")) return w.slice(0, -1);
   if (w.endsWith("ing")) {
     const base = w.slice(0, -3);
-    if (base.length >= 3 && hasVowel(base)) return undouble(base);
+    if (base.length >= 3 && hasVowel(base)) return baseOf(base);
     return w;
   }
   if (w.endsWith("ed") && !w.endsWith("eed")) {
     const base = w.slice(0, -2);
-    if (base.length >= 3 && hasVowel(base)) return undouble(base);
+    if (base.length >= 3 && hasVowel(base)) return baseOf(base);
   }
   return w;
 }

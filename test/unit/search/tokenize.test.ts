@@ -45,6 +45,19 @@ describe("stemming", () => {
     same(["box", "boxes"]);
     same(["run", "running"]);
     same(["convert", "converter", "converting"]);
+    // A suffix that took a silent e or doubled a consonant meets the bare word.
+    same(["save", "saved", "saving", "saves"]);
+    same(["move", "moved", "moving"]);
+    same(["note", "noted", "notes"]);
+    same(["add", "added", "adding", "adds"]);
+    same(["get", "getting", "gets"]);
+    same(["stop", "stopped", "stopping"]);
+  });
+
+  it("keeps apart words that only look alike once a suffix is gone", () => {
+    expect(stem("noted")).not.toBe(stem("not"));
+    expect(stem("added")).not.toBe(stem("ad"));
+    expect(stem("filed")).not.toBe(stem("fil"));
   });
 
   it("leaves short words, plurals-that-are-not and digits alone", () => {
@@ -69,6 +82,14 @@ describe("lexicon", () => {
     expect(synonymsOf(stem("descargar"))).toContain(stem("download"));
     expect(synonymsOf(stem("fetch"))).not.toContain(stem("fetch"));
     expect(synonymsOf("zzzz")).toEqual([]);
+  });
+
+  it("links how people ask a memory or file tool to how its author describes it", () => {
+    expect(synonymsOf(stem("forget"))).toContain(stem("delete"));
+    expect(synonymsOf(stem("remember"))).toEqual(expect.arrayContaining([stem("memory"), stem("recall")]));
+    expect(synonymsOf(stem("link"))).toEqual(expect.arrayContaining([stem("relation"), stem("connect")]));
+    expect(synonymsOf(stem("big"))).toContain(stem("size"));
+    expect(synonymsOf(stem("together"))).toContain(stem("multiple"));
   });
 
   it("covers everyday capabilities: trends, browsing, buying, comparing, routes, finance, meetings", () => {

@@ -1,0 +1,87 @@
+// Discovery on the README's own example config (everything, memory, files: the servers a new user
+// meets first), with the real servers behind a real gateway. Everyday requests must find the
+// tool a person would pick, and resolve must never be confident about a tool from the wrong
+// server. The requests are written for these servers' capabilities, not taken from a benchmark.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import YAML from "yaml";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { doc, ROOT, startGateway, tempHome, waitReady, type GatewayClient, type TempHome } from "../helpers/gateway.js";
+import { checkResolveContract } from "../helpers/resolve-contract.js";
+
+interface ExampleServer {
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+}
+
+/** mcphub.example.yaml with its paths made absolute and its state kept inside the test's home. */
+function exampleConfig(home: TempHome): string {
+  const config = YAML.parse(readFileSync(join(ROOT, "mcphub.example.yaml"), "utf8")) as { servers: Record<string, ExampleServer> };
+  for (const server of Object.values(config.servers)) {
+    if (server.command === undefined) continue; // the disabled remote example
+    server.args = (server.args ?? []).map((a) => (a.startsWith("node_modules/") ? join(ROOT, a) : a === "." ? home.dir : a));
+    if (server.env?.["MEMORY_FILE_PATH"] !== undefined) server.env["MEMORY_FILE_PATH"] = join(home.dir, "memory.jsonl");
+  }
+  return home.writeConfig(config);
+}
+
+/** Request -> the tools a person would accept as the first answer. */
+const FIRST_CHOICE: [string, string[]][] = [
+  ["read the README file", ["files__read_text_file", "files__read_file"]],
+  ["list the files in the src directory", ["files__list_directory", "files__list_directory_with_sizes"]],
+  ["rename notes.txt to archive.txt", ["files__move_file"]],
+  ["replace the word foo with bar in config.ts", ["files__edit_file"]],
+  ["save this summary to summary.md", ["files__write_file"]],
+  ["find all typescript files under src", ["files__search_files"]],
+  ["which directories am I allowed to access", ["files__list_allowed_directories"]],
+  ["forget everything about the Zephyr project", ["memory__delete_entities"]],
+  ["remove the observation that Bob likes tea", ["memory__delete_observations"]],
+  ["look up what I saved about Project Apollo", ["memory__search_nodes", "memory__open_nodes"]],
+  ["echo hello back to me", ["everything__echo"]],
+  ["print the environment variables", ["everything__get-env"]],
+  ["compress data.csv with gzip", ["everything__gzip-file-as-resource"]],
+];
+
+describe("discovery on the example config", () => {
+  let home: TempHome;
+  let gw: GatewayClient;
+  beforeAll(async () => {
+    home = tempHome();
+    gw = await startGateway(home, exampleConfig(home));
+    await waitReady(gw, ["everything", "memory", "files"]);
+  });
+  afterAll(async () => {
+    await gw?.close();
+    home?.cleanup();
+  });
+
+  it("ranks the tool a person would pick first for everyday requests", async () => {
+    const misses: string[] = [];
+    for (const [query, accepted] of FIRST_CHOICE) {
+      const found = doc(await gw.call("mcphub_search_tools", { query, max_hits: 3 }));
+      const top = (found.matches as { namespaced: string }[])[0]?.namespaced ?? "(none)";
+      if (!accepted.includes(top)) misses.push(`${query} -> ${top}`);
+    }
+    expect(misses).toEqual([]);
+  });
+
+  it("is never confident about a tool from the wrong server", async () => {
+    // A filler word ("works") that the files server repeats in its descriptions outweighs the
+    // memory server's routing hint here; the ranking may be wrong, but resolve must say so.
+    const cases: [string, string][] = [
+      ["remember that Alice works at Acme", "memory"],
+      ["Alice no longer works at Acme", "memory"],
+      ["recall what we decided about the database migration", "memory"],
+      ...FIRST_CHOICE.map(([q, accepted]): [string, string] => [q, (accepted[0] ?? "").split("__")[0] ?? ""]),
+    ];
+    const wrong: string[] = [];
+    for (const [query, server] of cases) {
+      const resolved = doc(await gw.call("mcphub_resolve_tool", { query }));
+      expect(checkResolveContract(resolved)).toEqual([]);
+      const rec = resolved.recommendation as { server: string; namespaced: string } | null;
+      if (resolved.status === "confident" && rec?.server !== server) wrong.push(`${query} -> ${rec?.namespaced ?? "(none)"}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+});
