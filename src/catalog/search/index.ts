@@ -260,7 +260,7 @@ export class SearchIndex {
 
   /** The number of query terms a search uses (0 for an empty or all-stopword query). */
   termCount(query: string): number {
-    return searchTerms(query).length;
+    return conceptsOf(searchTerms(query)).length;
   }
 
   /** The full ranked list (or the first `maxHits`): best first, ties by namespaced name. */
@@ -272,7 +272,8 @@ export class SearchIndex {
   /** Like search, but materialises only the first `limit` matches and reports the total. */
   rank(query: string, opts: { limit: number; filter?: (e: CatalogEntry) => boolean }): Ranking {
     const filter = opts.filter;
-    const terms = searchTerms(query);
+    const concepts = conceptsOf(searchTerms(query));
+    const terms = concepts.map((c) => c[0] as Term);
     const exact = this.exactNameHits(query, filter);
     if (terms.length === 0 && exact.size === 0) return { matches: [], total: 0 };
 
@@ -285,7 +286,7 @@ export class SearchIndex {
       // variant plus its server's best variant), so the two are accumulated separately and each
       // server's total is applied once at the end, not once per term.
       for (let t = 0; t < terms.length; t++) {
-        const variants = this.variants(terms[t] as Term);
+        const variants = this.conceptVariants(concepts[t] as Term[]);
         const lo = t < 32 ? 1 << t : 0;
         const hi = t < 32 ? 0 : 1 << (t - 32);
         accumulate(variants, this.toolPostings, this.docCount, 1, best, total, maskLo, maskHi, lo, hi, touchedDocs);
@@ -402,7 +403,7 @@ export class SearchIndex {
         const words: string[] = [];
         for (let t = 0; t < nTerms; t++) {
           const bit = t < 32 ? ((maskLo[id] as number) >>> t) & 1 : ((maskHi[id] as number) >>> (t - 32)) & 1;
-          if (bit) words.push(terms[t]?.word ?? "");
+          if (bit) words.push(terms[t]?.word ?? ""); // a concept is named by its first word
         }
         return { entry: (this.docs[id] as Doc).entry, score: score[id] as number, matchedTerms: words };
       });
@@ -443,6 +444,14 @@ export class SearchIndex {
       if (frag.length === 1 && frag[0] !== undefined) out.add(frag[0]);
     }
     return out;
+  }
+
+  /** The stems one concept reaches: the union of its terms' variants, each at its best weight. */
+  private conceptVariants(concept: readonly Term[]): Variant[] {
+    if (concept.length === 1) return this.variants(concept[0] as Term);
+    const best = new Map<string, number>();
+    for (const term of concept) for (const v of this.variants(term)) if (v.weight > (best.get(v.stem) ?? 0)) best.set(v.stem, v.weight);
+    return [...best].map(([stem, weight]) => ({ stem, weight }));
   }
 
   /** The stems a query term reaches, each with the weight of that kind of match (cached per vocabulary). */
@@ -632,6 +641,21 @@ function accumulate(
     maskLo[id] = (maskLo[id] as number) | lo;
     maskHi[id] = (maskHi[id] as number) | hi;
   }
+}
+
+/**
+ * Query terms grouped into concepts: a term that is a lexicon synonym of an earlier one joins its
+ * group ("markdown" and "md", "write" and "save"), so one idea said twice is counted once — in
+ * the score and in the matched fraction — instead of outweighing the other ideas of the task.
+ */
+export function conceptsOf(terms: readonly Term[]): Term[][] {
+  const groups: Term[][] = [];
+  for (const term of terms) {
+    const home = groups.find((g) => g.some((t) => synonymsOf(t.stem).includes(term.stem)));
+    if (home) home.push(term);
+    else groups.push([term]);
+  }
+  return groups;
 }
 
 function namesOf(entry: CatalogEntry): Set<string> {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { SearchIndex } from "../../../src/catalog/search/index.js";
+import { conceptsOf, SearchIndex } from "../../../src/catalog/search/index.js";
+import { searchTerms } from "../../../src/catalog/search/tokenize.js";
 import { entry, indexOf, sampleCatalog } from "./entries.js";
 
 const names = (idx: SearchIndex, q: string): string[] => idx.search(q).map((m) => m.entry.namespaced);
@@ -43,6 +44,24 @@ describe("SearchIndex ranking", () => {
     const top = idx.search("write text file")[0];
     expect(top?.entry.namespaced).toBe("files__write_file");
     expect(top?.matchedTerms).toEqual(["write", "text", "file"]);
+  });
+
+  it("counts one idea said twice once: synonyms in a query form one concept", () => {
+    const terms = conceptsOf(searchTerms("download the page and save it as markdown md, then write a note"));
+    expect(terms.map((c) => c.map((t) => t.word))).toEqual([["download"], ["page"], ["save", "write"], ["markdown", "md"], ["note"]]);
+    expect(new SearchIndex().termCount("markdown md")).toBe(1);
+
+    const idx = indexOf([
+      entry({ server: "media", tool: "resize", description: "Resize an image: png, photo or picture." }),
+      entry({ server: "web", tool: "download_page", description: "Download a web page." }),
+    ]);
+    // "image picture photo png" is one idea said four ways; "download" and "page" are two ideas,
+    // so the page downloader covers more of the task.
+    expect(names(idx, "download the page as an image picture photo png")[0]).toBe("web__download_page");
+    // matched_terms names each matched concept once, by its first word, so it never counts more
+    // ideas than the query has.
+    const top = idx.search("resize image png")[0];
+    expect(top?.matchedTerms).toEqual(["resize", "image"]);
   });
 
   it("returns an exact tool name first: namespaced, wire, or a unique public fragment", () => {
