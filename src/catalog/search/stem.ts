@@ -54,19 +54,22 @@ const DERIVATIONAL: ReadonlyArray<readonly [string, string, number]> = [
   ["ation", "ate", 3],
   ["ator", "ate", 3],
   ["izer", "ize", 3],
+  ["ence", "", 5],
   ["ness", "", 4],
   ["ment", "", 4],
+  ["ent", "", 5],
   ["er", "", 4],
 ];
 
 export function stem(word: string): string {
   if (word.length <= 3 || !/^[a-z]+$/.test(word) || KEEP.has(word)) return word;
   let w = stripInflection(word);
-  for (const [suffix, replacement, min] of DERIVATIONAL) {
-    if (w.endsWith(suffix) && w.length - suffix.length >= min) {
-      w = w.slice(0, -suffix.length) + replacement;
-      break;
-    }
+  // Twice, so that a noun meets its verb's agent form too: difference -> differ -> diff (the
+  // stem of "different" and of "diff"), preference -> prefer -> pref (the stem of "prefers").
+  for (let pass = 0; pass < 2; pass++) {
+    const rule = DERIVATIONAL.find(([suffix, , min]) => w.endsWith(suffix) && w.length - suffix.length >= min);
+    if (!rule) break;
+    w = w.slice(0, -rule[0].length) + rule[1];
   }
   if (w.length > 4 && w.endsWith("e")) w = w.slice(0, -1);
   return w;

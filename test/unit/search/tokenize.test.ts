@@ -52,12 +52,18 @@ describe("stemming", () => {
     same(["add", "added", "adding", "adds"]);
     same(["get", "getting", "gets"]);
     same(["stop", "stopped", "stopping"]);
+    // -ence / -ent nouns and adjectives meet their verb.
+    same(["different", "difference", "differences", "differ", "diff"]);
+    same(["prefer", "prefers", "preference", "preferences"]);
+    same(["depend", "dependent", "dependence"]);
   });
 
   it("keeps apart words that only look alike once a suffix is gone", () => {
     expect(stem("noted")).not.toBe(stem("not"));
     expect(stem("added")).not.toBe(stem("ad"));
     expect(stem("filed")).not.toBe(stem("fil"));
+    expect(stem("content")).not.toBe(stem("continue"));
+    expect(stem("environment")).toBe(stem("environments"));
   });
 
   it("leaves short words, plurals-that-are-not and digits alone", () => {
