@@ -82,6 +82,7 @@ export class AgentView {
         expose: this.config.expose,
         pins: this.pins,
         planOf: (server) => this.catalog.planOf(server),
+        resultsUnchanged: this.config.verbatim || this.config.response_budget === 0,
         ...(this.budget !== undefined ? { budget: this.budget } : {}),
       });
       // Mounted definitions come back in canonical key order, so the listing is byte-identical

@@ -179,6 +179,53 @@ describe("receipts fit small budgets", () => {
   });
 });
 
+describe("tools that declare an output schema", () => {
+  let home: TempHome;
+  beforeAll(() => {
+    home = tempHome();
+  });
+  afterAll(() => home?.cleanup());
+
+  const BIG = join(FIXTURES, "big-output.mjs");
+  const rowsTool = async (gw: GatewayClient): Promise<{ outputSchema?: unknown } | undefined> =>
+    (await gw.client.listTools()).tools.find((t) => t.name === "big__rows");
+
+  it("are advertised without it when a receipt may replace the result, so a validating client accepts the receipt", async () => {
+    const cfg = home.writeConfig({ expose: "all", response_budget: "1KB", servers: { big: { command: node, args: [BIG] } } }, "schema.yaml");
+    const gw = await startGateway(home, cfg);
+    try {
+      await waitReady(gw, ["big"]);
+      const listed = await rowsTool(gw);
+      expect(listed).toBeDefined();
+      expect(listed?.outputSchema).toBeUndefined();
+      // The SDK Client validates structured content against a listed output schema; a receipt
+      // could never match the tool's own schema.
+      const stored = await gw.client.callTool({ name: "big__rows", arguments: { count: 200 } });
+      expect((stored.structuredContent as Record<string, unknown>).status).toBe("stored");
+      const small = await gw.client.callTool({ name: "big__rows", arguments: { count: 2 } });
+      expect(small.structuredContent).toEqual({ rows: [{ id: 0, label: "row 0" }, { id: 1, label: "row 1" }] });
+      // The schema is still there for whoever asks.
+      const described = doc(await gw.call("mcphub_describe_tool", { tool: "big__rows" }));
+      expect(described.output_schema).toMatchObject({ type: "object", properties: { rows: { type: "array" } } });
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it("keep it when results always pass through unchanged (verbatim)", async () => {
+    const cfg = home.writeConfig({ expose: "all", verbatim: true, servers: { big: { command: node, args: [BIG] } } }, "schema-verbatim.yaml");
+    const gw = await startGateway(home, cfg);
+    try {
+      await waitReady(gw, ["big"]);
+      expect((await rowsTool(gw))?.outputSchema).toMatchObject({ type: "object" });
+      const full = await gw.client.callTool({ name: "big__rows", arguments: { count: 2000 } });
+      expect((full.structuredContent as { rows: unknown[] }).rows).toHaveLength(2000);
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
 describe("restarts and detached calls", () => {
   let home: TempHome;
   let cfg: string;

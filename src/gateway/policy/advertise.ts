@@ -27,6 +27,13 @@ export interface AdvertiseInput {
    * spelling select only the tool it names (see `namespacedAliases`).
    */
   planOf?: (server: string) => NamePlan | undefined;
+  /**
+   * Whether a tool's result always reaches the client unchanged (`verbatim`, or no response
+   * budget). When it may be replaced by a stored-result receipt, mounted definitions leave out
+   * `outputSchema`: a receipt cannot conform to the tool's schema, and clients that validate
+   * structured output (the SDK's Client does) would reject it. describe_tool still shows it.
+   */
+  resultsUnchanged?: boolean;
 }
 
 /** What the budget admitted and left out; reported by list_servers. Field names are a contract. */
@@ -53,12 +60,15 @@ export interface Advertisement {
 /**
  * The downstream tool as the gateway lists it: a full copy of the downstream definition (title,
  * schemas, annotations, icons, _meta kept) renamed to its public name, the description prefixed
- * with `[server]` so a model can tell sources apart.
+ * with `[server]` so a model can tell sources apart. `keepOutputSchema: false` leaves out the
+ * output schema (see `AdvertiseInput.resultsUnchanged`).
  */
-export function mountedDefinition(entry: CatalogEntry): Tool {
+export function mountedDefinition(entry: CatalogEntry, opts: { keepOutputSchema?: boolean } = {}): Tool {
   const original = entry.definition.description ?? "";
+  const { outputSchema, ...definition } = entry.definition;
   return canonicalize({
-    ...entry.definition,
+    ...definition,
+    ...(outputSchema !== undefined && opts.keepOutputSchema !== false ? { outputSchema } : {}),
     name: entry.namespaced,
     description: original === "" ? `[${entry.server}]` : `[${entry.server}] ${original}`,
   });
@@ -85,7 +95,8 @@ export function selectAdvertised(input: AdvertiseInput): Advertisement {
   const eligible = [...input.entries]
     .filter((e) => input.expose === "all" || pinMatches(input.pins, e.server, e.tool, e.wire, input.planOf?.(e.server)))
     .sort((a, b) => byteOrder(a.namespaced, b.namespaced));
-  const mounted = dedupeByName(eligible.map(mountedDefinition));
+  const keepOutputSchema = input.resultsUnchanged ?? true;
+  const mounted = dedupeByName(eligible.map((e) => mountedDefinition(e, { keepOutputSchema })));
   if (budget === undefined) return { tools: mounted };
 
   const tools: Tool[] = [];

@@ -62,6 +62,13 @@ describe("mountedDefinition", () => {
     });
   });
 
+  it("leaves out the output schema when a receipt may replace the result", () => {
+    const e = entry("gh", "search", { description: "Find issues", inputSchema: { type: "object" }, outputSchema: { type: "object" } }, "gh_search");
+    expect(mountedDefinition(e, { keepOutputSchema: false })).toEqual({ name: "gh__search", description: "[gh] Find issues", inputSchema: { type: "object" } });
+    expect(selectAdvertised({ entries: [e], expose: "all", pins: [], resultsUnchanged: false }).tools[0]).not.toHaveProperty("outputSchema");
+    expect(selectAdvertised({ entries: [e], expose: "all", pins: [], resultsUnchanged: true }).tools[0]).toHaveProperty("outputSchema");
+  });
+
   it("measures the canonical JSON exactly as the fixture comment computes", () => {
     const big = mountedDefinition(sized("a", "big", 230));
     expect(canonicalJson(big)).toBe(`{"description":"[a] ${"d".repeat(230)}","inputSchema":{"type":"object"},"name":"a__big"}`);
