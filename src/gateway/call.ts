@@ -12,7 +12,7 @@ import type { StreamedPayload } from "../vault/results.js";
 import { errorText } from "../util/errors.js";
 import type { Hub } from "./hub.js";
 import { advertisedName } from "./management.js";
-import { buildReceipt, jsonBytes } from "./receipts.js";
+import { buildReceipt, jsonBytes, receiptBudget } from "./receipts.js";
 import { checkArguments } from "./validate-args.js";
 import type { AgentView } from "./view.js";
 
@@ -91,10 +91,10 @@ export async function finalizeResult(
   // Measured and (when over budget) stored piece by piece: a huge result is never serialised
   // into a second full-size string.
   const bytes = jsonByteLength(result);
-  const budget = hub.config.response_budget;
+  const budget = receiptBudget(hub.config);
   let returned = result;
   let returnedBytes = bytes;
-  if (!hub.config.verbatim && budget > 0 && bytes > budget) {
+  if (budget !== undefined && bytes > budget) {
     const stored = await store(hub, view, entry, { pieces: jsonPieces(result), totalBytes: bytes }, result.isError === true);
     if (stored) {
       returned = buildReceipt(

@@ -2,7 +2,16 @@
 // receipt (which must itself fit the budget), result pages, and the UTF-8-safe preview.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { JsonObject } from "../catalog/types.js";
+import type { Config } from "../config/schema.js";
 import { clipUtf8 } from "../util/text.js";
+
+/**
+ * The size over which a result is stored and answered with a receipt, or undefined when results
+ * always pass through unchanged (`verbatim: true`, or `response_budget: 0`).
+ */
+export function receiptBudget(config: Pick<Config, "verbatim" | "response_budget">): number | undefined {
+  return config.verbatim || config.response_budget === 0 ? undefined : config.response_budget;
+}
 
 export const MAX_PAGE_BYTES = 8192;
 /** Room a page envelope needs besides its data (Go's figure; verified against the budget below). */

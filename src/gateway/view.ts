@@ -11,6 +11,7 @@ import { canonicalJson } from "../util/canonical-json.js";
 import { managementDefinitions, type ManagementNaming, type ManagementTool, advertisedName } from "./management.js";
 import { selectAdvertised, type BudgetReport } from "./policy/advertise.js";
 import { buildInstructions } from "./policy/instructions.js";
+import { receiptBudget } from "./receipts.js";
 import { effectivePins } from "./policy/pins.js";
 import { Scope } from "./policy/scope.js";
 
@@ -82,7 +83,7 @@ export class AgentView {
         expose: this.config.expose,
         pins: this.pins,
         planOf: (server) => this.catalog.planOf(server),
-        resultsUnchanged: this.config.verbatim || this.config.response_budget === 0,
+        resultsUnchanged: receiptBudget(this.config) === undefined,
         ...(this.budget !== undefined ? { budget: this.budget } : {}),
       });
       // Mounted definitions come back in canonical key order, so the listing is byte-identical
