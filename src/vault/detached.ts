@@ -2,12 +2,12 @@
 // rewritten atomically as the call moves pending → done | failed. Any gateway process of the same
 // user can read it, so a finished detached result survives a restart. The owner {pid, instance}
 // lets a reader tell a pending call whose gateway died (it will never finish) from a live one.
-import { readdir, stat, unlink } from "node:fs/promises";
+import { stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import { deriveKey } from "./crypto.js";
 import { VaultTamperedError } from "./errors.js";
-import { ensurePrivateDir, isErrno, isPidAlive } from "./fsutil.js";
+import { STALE_TEMP_MS, ensurePrivateDir, isErrno, isPidAlive, listDir } from "./fsutil.js";
 import { openKeyring, vaultPaths, type Keyring } from "./keys.js";
 import { SealedFileError, readSealedFile, writeSealedFile } from "./sealedfile.js";
 
@@ -91,19 +91,13 @@ export class DetachedJournal {
   /** Removes expired records: finished ones past retention, and pending ones past retention
    *  whose owning process is gone (they can never finish). Returns how many went. */
   async prune(now: number = Date.now()): Promise<number> {
-    let names: string[];
-    try {
-      names = await readdir(this.dir);
-    } catch (err) {
-      if (isErrno(err, "ENOENT")) return 0;
-      throw err;
-    }
+    const names = await listDir(this.dir);
     let removed = 0;
     for (const name of names) {
       const path = join(this.dir, name);
       let drop = false;
       if (name.endsWith(".tmp")) {
-        drop = await olderThan(path, now - 60 * 60 * 1000);
+        drop = await olderThan(path, now - STALE_TEMP_MS);
       } else if (name.endsWith(".rec")) {
         try {
           const rec = await this.readRecord(name.slice(0, -".rec".length));
@@ -126,13 +120,7 @@ export class DetachedJournal {
 
   /** Live records: how many, and how many of those are still pending. */
   async stats(now: number = Date.now()): Promise<{ count: number; pending: number }> {
-    let names: string[];
-    try {
-      names = await readdir(this.dir);
-    } catch (err) {
-      if (isErrno(err, "ENOENT")) return { count: 0, pending: 0 };
-      throw err;
-    }
+    const names = await listDir(this.dir);
     let count = 0;
     let pending = 0;
     for (const name of names) {

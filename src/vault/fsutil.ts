@@ -3,12 +3,14 @@
 // file in the same directory, fsync, then rename, so a reader sees the old or the new file whole.
 import { randomBytes } from "node:crypto";
 import { constants as fsConstants } from "node:fs";
-import { chmod, link, mkdir, open, readFile, rename, rm, stat, unlink, writeFile } from "node:fs/promises";
+import { chmod, link, mkdir, open, readdir, readFile, rename, rm, stat, unlink, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { dirname, join } from "node:path";
 
 export const DIR_MODE = 0o700;
 export const FILE_MODE = 0o600;
+/** Temp files older than this are leftovers of a crashed writer. */
+export const STALE_TEMP_MS = 60 * 60 * 1000;
 
 /** Creates `dir` (and parents) and forces mode 0700 on it, whatever the umask did. */
 export async function ensurePrivateDir(dir: string): Promise<void> {
@@ -81,6 +83,16 @@ export async function createFileExclusive(target: string, data: Uint8Array | str
 
 export function isErrno(err: unknown, code: string): boolean {
   return typeof err === "object" && err !== null && (err as { code?: unknown }).code === code;
+}
+
+/** The names in `dir`; a store whose directory was never created is empty, not an error. */
+export async function listDir(dir: string): Promise<string[]> {
+  try {
+    return await readdir(dir);
+  } catch (err) {
+    if (isErrno(err, "ENOENT")) return [];
+    throw err;
+  }
 }
 
 /** True when a process with this pid exists (EPERM means it exists but belongs to someone else). */

@@ -5,11 +5,11 @@
 // pruned on open, opportunistically on put, and by prune().
 import { randomBytes } from "node:crypto";
 import type { Stats } from "node:fs";
-import { open, readdir, rename, rm, stat, unlink, type FileHandle } from "node:fs/promises";
+import { open, rename, rm, stat, unlink, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import { ChunkReader, ChunkWriter, FormatError, type ResultHeader } from "./chunkfile.js";
 import { CursorOutOfRangeError, VaultLockedError, VaultTamperedError } from "./errors.js";
-import { FILE_MODE, ensurePrivateDir, isErrno, syncDir, tempPathFor } from "./fsutil.js";
+import { FILE_MODE, STALE_TEMP_MS, ensurePrivateDir, isErrno, listDir, syncDir, tempPathFor } from "./fsutil.js";
 import { openKeyring, vaultPaths, type KeyStatus, type Keyring } from "./keys.js";
 import { encodeUtf8InSlices } from "./utf8slices.js";
 
@@ -72,8 +72,6 @@ export interface ResultStoreOptions {
 
 export const DEFAULT_CHUNK_SIZE = 64 * 1024;
 const CALL_ID = /^[A-Za-z0-9_-]{1,128}$/;
-/** Temp files older than this are leftovers of a crashed writer. */
-const STALE_TEMP_MS = 60 * 60 * 1000;
 const HEADER_CACHE_ENTRIES = 64;
 const CHUNK_CACHE_ENTRIES = 4;
 
@@ -280,13 +278,7 @@ export class ResultStore {
   /** Deletes expired results (and a crashed writer's leftovers). Returns how many results went. */
   async prune(now: number = Date.now()): Promise<number> {
     this.lastPrune = now;
-    let names: string[];
-    try {
-      names = await readdir(this.dir);
-    } catch (err) {
-      if (isErrno(err, "ENOENT")) return 0;
-      throw err;
-    }
+    const names = await listDir(this.dir);
     let removed = 0;
     for (const name of names) {
       const path = join(this.dir, name);
@@ -323,13 +315,7 @@ export class ResultStore {
 
   /** Live results: how many and their plaintext size. */
   async stats(now: number = Date.now()): Promise<{ count: number; bytes: number; diskBytes: number }> {
-    let names: string[];
-    try {
-      names = await readdir(this.dir);
-    } catch (err) {
-      if (isErrno(err, "ENOENT")) return { count: 0, bytes: 0, diskBytes: 0 };
-      throw err;
-    }
+    const names = await listDir(this.dir);
     let count = 0;
     let bytes = 0;
     let diskBytes = 0;
