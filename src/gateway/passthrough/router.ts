@@ -1,0 +1,537 @@
+// The one place that routes protocol traffic between downstream connections and upstream
+// sessions (docs/protocol.md):
+// - server→client requests (sampling, elicitation, roots) go to the upstream session that owns
+//   the connection they came on, and the answer goes back; never to a session chosen by guess;
+// - notifications: log messages to their owner (renamed `server[/logger]`, filtered by level),
+//   resource updates to the sessions subscribed to that resource, under the public URI;
+// - per-connection state the upstream sessions set: logging levels, resource subscriptions
+//   (reference-counted on shared connections, re-applied after a reconnect, released when a
+//   session ends), roots changes.
+// Ownership: a stdio gateway has exactly one upstream session, which owns every connection. In
+// the daemon a `connection: per-session` server gets a connection per session (owned by it);
+// a shared connection is owned by the one session that has requests in flight on it, and a
+// request that arrives while none or several do is refused with an error saying so.
+import { homedir } from "node:os";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { ErrorCode, McpError, ResultSchema, type CompleteRequest, type CompleteResult, type LoggingLevel, type RequestId, type ServerRequest } from "@modelcontextprotocol/sdk/types.js";
+import { isPerSession, type Config } from "../../config/schema.js";
+import type { Supervisor } from "../../downstream/supervisor.js";
+import type { CallOptions, ClientHooks, ConnectionOrigin, PeerMessage } from "../../downstream/types.js";
+import { errorText } from "../../util/errors.js";
+import type { Logger } from "../log.js";
+import { DOWNSTREAM_CLIENT_CAPABILITIES, isForwardedMethod, missingCapability, type ForwardedMethod } from "./capabilities.js";
+import { LOG_LEVELS, severity, type UpstreamPeer } from "./peer.js";
+
+/** Who a downstream request is made for: the session, and the upstream request being served. */
+export interface Caller {
+  peer: UpstreamPeer;
+  /** The upstream request (tools/call, prompts/get, ...) in flight, so related messages ride its stream. */
+  requestId?: RequestId;
+}
+
+export interface PassthroughDeps {
+  config: Config;
+  /** Late-bound: the supervisor is built with this router's hooks. */
+  supervisor: () => Supervisor;
+  log: Logger;
+  /** A stdio gateway serves exactly one upstream session, which owns every connection. */
+  singleSession: boolean;
+}
+
+/** Counters and gauges for tests and status: nothing may stay behind once sessions end. */
+export interface PassthroughStats {
+  sessions: number;
+  requests_in_flight: number;
+  forwarded_pending: number;
+  subscriptions: number;
+  dedicated_connections: number;
+  forwarded_total: number;
+  refused_total: number;
+  logs_dropped_total: number;
+}
+
+interface InFlight {
+  peer: UpstreamPeer;
+  requestId?: RequestId;
+}
+
+interface Subscription {
+  server: string;
+  connection?: string;
+  uri: string;
+  /** peer id → the URI that session subscribed with (its public form). */
+  peers: Map<string, string>;
+  ready: Promise<void>;
+  release?: () => void;
+}
+
+type Target = { peer: UpstreamPeer; related?: RequestId };
+
+export class Passthrough {
+  readonly hooks: ClientHooks;
+  private readonly peers = new Map<string, UpstreamPeer>();
+  /** connection key → requests in flight on that connection, oldest first. */
+  private readonly inflight = new Map<string, InFlight[]>();
+  private readonly forwarded = new Map<UpstreamPeer, Set<AbortController>>();
+  /** connection key → roots/list answers still on their way (calls wait for them). */
+  private readonly rootsPending = new Map<string, Set<Promise<unknown>>>();
+  private readonly subs = new Map<string, Subscription>();
+  private readonly appliedLevels = new Map<string, LoggingLevel>();
+  /** Sessions whose dedicated connections exist (or are closing once their calls drain). */
+  private readonly dedicated = new Set<string>();
+  private readonly counters = { forwarded: 0, refused: 0, logsDropped: 0 };
+
+  constructor(private readonly deps: PassthroughDeps) {
+    this.hooks = {
+      capabilities: DOWNSTREAM_CLIENT_CAPABILITIES,
+      request: (origin, req, signal) => this.onRequest(origin, req, signal),
+      notification: (origin, n) => this.onNotification(origin, n),
+      connected: (origin) => setImmediate(() => this.onConnected(origin)),
+    };
+  }
+
+  private get supervisor(): Supervisor {
+    return this.deps.supervisor();
+  }
+
+  private get config(): Config {
+    return this.deps.config;
+  }
+
+  // ---- sessions -------------------------------------------------------------------------------
+
+  attach(peer: UpstreamPeer): void {
+    this.peers.set(peer.id, peer);
+  }
+
+  /**
+   * The session ended: its forwarded requests are cancelled (the downstream gets an error), its
+   * subscriptions released, its log level forgotten, and its dedicated connections closed once
+   * the calls still running on them (detached calls) have finished.
+   */
+  detach(peer: UpstreamPeer): void {
+    if (!this.peers.delete(peer.id)) return;
+    peer.markClosed();
+    const pending = this.forwarded.get(peer);
+    this.forwarded.delete(peer);
+    for (const ctl of pending ?? []) ctl.abort(new McpError(ErrorCode.ConnectionClosed, "the upstream session ended before it answered"));
+    for (const [key, sub] of this.subs) {
+      if (sub.peers.delete(peer.id) && sub.peers.size === 0) this.dropSubscription(key, sub);
+    }
+    for (const server of this.sharedServers()) void this.applyLevel(server);
+    this.closeDrained(peer);
+  }
+
+  stats(): PassthroughStats {
+    let inflight = 0;
+    for (const list of this.inflight.values()) inflight += list.length;
+    let pending = 0;
+    for (const set of this.forwarded.values()) pending += set.size;
+    return {
+      sessions: this.peers.size,
+      requests_in_flight: inflight,
+      forwarded_pending: pending,
+      subscriptions: this.subs.size,
+      dedicated_connections: [...this.dedicated].reduce((n, tag) => n + this.supervisor.dedicatedServers(tag).length, 0),
+      forwarded_total: this.counters.forwarded,
+      refused_total: this.counters.refused,
+      logs_dropped_total: this.counters.logsDropped,
+    };
+  }
+
+  // ---- requests made for an upstream session ------------------------------------------------
+
+  /** The dedicated connection tag this session uses for a server, if it has one. */
+  connectionFor(peer: UpstreamPeer, server: string): string | undefined {
+    if (this.deps.singleSession) return undefined;
+    const cfg = this.config.servers[server];
+    return cfg && isPerSession(cfg) ? peer.id : undefined;
+  }
+
+  /**
+   * Runs one downstream request for a caller: picks its connection, waits for a roots answer
+   * that connection is still waiting for (a call must not overtake it), and records the request
+   * as in flight so server→client traffic it causes can be attributed.
+   */
+  async run<T>(caller: Caller | undefined, server: string, fn: (opts: Pick<CallOptions, "connection">) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    const connection = caller ? this.connectionFor(caller.peer, server) : undefined;
+    const key = connKey(server, connection);
+    await this.rootsSettled(key, signal);
+    if (!caller) return fn({});
+    if (connection !== undefined) this.dedicated.add(connection);
+    const rec: InFlight = { peer: caller.peer, ...(caller.requestId !== undefined ? { requestId: caller.requestId } : {}) };
+    const list = this.inflight.get(key) ?? [];
+    list.push(rec);
+    this.inflight.set(key, list);
+    try {
+      return await fn(connection !== undefined ? { connection } : {});
+    } finally {
+      const now = this.inflight.get(key);
+      const i = now?.indexOf(rec) ?? -1;
+      if (now && i >= 0) now.splice(i, 1);
+      if (now?.length === 0) this.inflight.delete(key);
+      if (caller.peer.closed) this.closeDrained(caller.peer);
+    }
+  }
+
+  async complete(caller: Caller, server: string, params: CompleteRequest["params"], signal?: AbortSignal): Promise<CompleteResult> {
+    const timeoutMs = this.config.connect_timeout;
+    return this.run(caller, server, (o) => this.supervisor.complete(server, params, { ...o, timeoutMs, ...(signal ? { signal } : {}) }), signal);
+  }
+
+  /** logging/setLevel from a session: remembered, and applied to every connection it reaches. */
+  async setLevel(peer: UpstreamPeer, level: LoggingLevel): Promise<void> {
+    peer.level = level;
+    const jobs: Promise<void>[] = [];
+    for (const server of Object.keys(this.config.servers)) {
+      if (!peer.view.scope.allowsServer(server)) continue;
+      jobs.push(this.applyLevel(server, this.connectionFor(peer, server)));
+    }
+    await Promise.all(jobs);
+  }
+
+  /** resources/subscribe: one downstream subscription per connection and URI, shared by sessions. */
+  async subscribe(peer: UpstreamPeer, server: string, uri: string, publicUri: string): Promise<void> {
+    const connection = this.connectionFor(peer, server);
+    const key = subKey(server, connection, uri);
+    let sub = this.subs.get(key);
+    if (!sub) {
+      if (connection !== undefined) this.dedicated.add(connection);
+      const created: Subscription = { server, ...(connection !== undefined ? { connection } : {}), uri, peers: new Map(), ready: Promise.resolve() };
+      created.ready = (async () => {
+        this.checkSubscribable(server, connection);
+        const opts = { ...(connection !== undefined ? { connection } : {}), timeoutMs: this.config.connect_timeout };
+        await this.supervisor.subscribeResource(server, uri, opts);
+        // A subscription keeps its server running (see Downstream.lease).
+        created.release = this.supervisor.lease(server, opts);
+        if (this.subs.get(key) !== created) this.releaseDownstream(created);
+      })();
+      sub = created;
+      this.subs.set(key, sub);
+    }
+    sub.peers.set(peer.id, publicUri);
+    try {
+      await sub.ready;
+    } catch (err) {
+      if (this.subs.get(key) === sub) this.subs.delete(key);
+      throw err instanceof McpError ? err : new McpError(ErrorCode.InternalError, `subscribe ${publicUri}: ${errorText(err)}`);
+    }
+    if (peer.closed) this.unsubscribe(peer, server, uri);
+  }
+
+  unsubscribe(peer: UpstreamPeer, server: string, uri: string): void {
+    const key = subKey(server, this.connectionFor(peer, server), uri);
+    const sub = this.subs.get(key);
+    if (sub && sub.peers.delete(peer.id) && sub.peers.size === 0) this.dropSubscription(key, sub);
+  }
+
+  /** notifications/roots/list_changed from a session: passed to the connections it owns. */
+  rootsChanged(peer: UpstreamPeer): void {
+    for (const [server, cfg] of Object.entries(this.config.servers)) {
+      if (cfg.roots !== undefined || !peer.view.scope.allowsServer(server)) continue;
+      const connection = this.connectionFor(peer, server);
+      if (connection !== undefined) {
+        if (this.supervisor.connectionSnapshot(server, connection)) void this.supervisor.sendRootsListChanged(server, { connection });
+      } else if (this.deps.singleSession) {
+        void this.supervisor.sendRootsListChanged(server);
+      }
+      // A shared daemon connection has no single session whose roots it follows: not forwarded.
+    }
+  }
+
+  // ---- server→client traffic ------------------------------------------------------------------
+
+  private async onRequest(origin: ConnectionOrigin, req: PeerMessage, signal: AbortSignal): Promise<Record<string, unknown>> {
+    if (!isForwardedMethod(req.method)) throw new McpError(ErrorCode.MethodNotFound, `mcphub does not forward ${req.method}`);
+    const method = req.method;
+    const pinned = this.config.servers[origin.server]?.roots;
+    if (method === "roots/list" && pinned !== undefined) return { roots: pinned.map(rootOf) };
+    let target: Target;
+    try {
+      target = this.ownerOf(origin, method);
+    } catch (err) {
+      this.counters.refused++;
+      throw err;
+    }
+    const answer = this.forward(target, method, req.params, signal);
+    if (method === "roots/list") this.trackRoots(connKey(origin.server, origin.connection), answer);
+    return answer;
+  }
+
+  /** The session a server→client request belongs to; an McpError says why there is none. */
+  private ownerOf(origin: ConnectionOrigin, method: ForwardedMethod): Target {
+    const { server } = origin;
+    const what = `${method} from server "${server}"`;
+    const list = this.inflight.get(connKey(server, origin.connection)) ?? [];
+    let target: Target;
+    if (origin.connection !== undefined) {
+      const peer = this.peers.get(origin.connection);
+      if (!peer) throw new McpError(ErrorCode.InvalidRequest, `${what}: the upstream session this connection was opened for has ended`);
+      target = withRelated(peer, list);
+    } else if (this.deps.singleSession) {
+      const peer = [...this.peers.values()][0];
+      if (!peer) throw new McpError(ErrorCode.InvalidRequest, `${what}: no upstream session is connected to the gateway`);
+      target = withRelated(peer, list);
+    } else {
+      const owners = new Set(list.map((r) => r.peer));
+      if (owners.size !== 1) {
+        const why =
+          owners.size === 0
+            ? "no upstream session had a request in flight on it"
+            : `requests from ${owners.size} upstream sessions were in flight on it`;
+        const fix = method === "roots/list" ? ` or pin its roots with roots: [...]` : "";
+        throw new McpError(
+          ErrorCode.InvalidRequest,
+          `${what} arrived on the connection the mcphub daemon shares between sessions while ${why}, so it cannot tell which session the request is for and refused it; set connection: per-session for "${server}" in the mcphub config${fix}`,
+        );
+      }
+      const [peer] = owners as Set<UpstreamPeer>;
+      target = withRelated(peer as UpstreamPeer, list);
+    }
+    if (!target.peer.view.scope.allowsServer(server)) {
+      throw new McpError(ErrorCode.InvalidRequest, `${what}: the server is out of scope for the upstream session`);
+    }
+    return target;
+  }
+
+  private async forward(target: Target, method: ForwardedMethod, params: Record<string, unknown> | undefined, signal: AbortSignal): Promise<Record<string, unknown>> {
+    const { peer } = target;
+    if (!(await peer.whenInitialized(this.config.connect_timeout, signal))) {
+      this.counters.refused++;
+      if (peer.closed) throw new McpError(ErrorCode.ConnectionClosed, `${method}: the upstream session ended`);
+      if (signal.aborted) throw new McpError(ErrorCode.RequestTimeout, `${method}: cancelled by the server`);
+      throw new McpError(ErrorCode.InternalError, `${method}: the upstream client did not finish initializing within ${this.config.connect_timeout}ms`);
+    }
+    const missing = missingCapability(method, params, peer.capabilities);
+    if (missing !== undefined) {
+      this.counters.refused++;
+      const who = peer.agent !== undefined ? `the upstream client (agent "${peer.agent}")` : "the upstream client";
+      throw new McpError(ErrorCode.MethodNotFound, `${method}: ${who} did not declare ${missing}, so mcphub cannot forward this request`);
+    }
+    const ctl = new AbortController();
+    const onAbort = () => ctl.abort(signal.reason);
+    if (signal.aborted) onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    let mine = this.forwarded.get(peer);
+    if (!mine) {
+      mine = new Set();
+      this.forwarded.set(peer, mine);
+    }
+    mine.add(ctl);
+    this.counters.forwarded++;
+    try {
+      const request = { method, ...(params ? { params } : {}) } as ServerRequest;
+      return await peer.server.request(request, ResultSchema, {
+        signal: ctl.signal,
+        timeout: this.config.call_timeout,
+        ...(target.related !== undefined ? { relatedRequestId: target.related } : {}),
+      });
+    } catch (err) {
+      if (peer.closed) throw new McpError(ErrorCode.ConnectionClosed, `${method}: the upstream session ended before it answered`);
+      if (err instanceof McpError) throw err;
+      throw new McpError(ErrorCode.InternalError, `${method}: ${errorText(err)}`);
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+      mine.delete(ctl);
+      if (mine.size === 0 && this.forwarded.get(peer) === mine) this.forwarded.delete(peer);
+    }
+  }
+
+  private onNotification(origin: ConnectionOrigin, n: PeerMessage): void {
+    if (n.method === "notifications/message") this.relayLog(origin, n.params ?? {});
+    else if (n.method === "notifications/resources/updated") this.relayUpdated(origin, n.params ?? {});
+  }
+
+  private relayLog(origin: ConnectionOrigin, params: Record<string, unknown>): void {
+    const { server } = origin;
+    const level = LOG_LEVELS.includes(params.level as LoggingLevel) ? (params.level as LoggingLevel) : "info";
+    const logger = typeof params.logger === "string" && params.logger !== "" ? `${server}/${params.logger}` : server;
+    const list = this.inflight.get(connKey(server, origin.connection)) ?? [];
+    let targets: Target[];
+    if (origin.connection !== undefined) {
+      const peer = this.peers.get(origin.connection);
+      targets = peer ? [withRelated(peer, list)] : [];
+    } else if (this.deps.singleSession) {
+      targets = [...this.peers.values()].map((p) => withRelated(p, list));
+    } else {
+      const owners = new Set(list.map((r) => r.peer));
+      if (owners.size === 1) {
+        targets = [...owners].map((p) => withRelated(p, list));
+      } else if (owners.size === 0) {
+        // Nothing in flight: a message about the server itself, for sessions that asked for logs.
+        targets = [...this.peers.values()].filter((p) => p.level !== undefined && this.connectionFor(p, server) === undefined).map((peer) => ({ peer }));
+      } else {
+        // Several sessions' requests in flight: the message may describe any one's work.
+        this.counters.logsDropped++;
+        return;
+      }
+    }
+    for (const t of targets) {
+      if (t.peer.closed || !t.peer.wantsLog(level) || !t.peer.view.scope.allowsServer(server)) continue;
+      notify(t, { method: "notifications/message", params: { ...params, level, logger } });
+    }
+  }
+
+  private relayUpdated(origin: ConnectionOrigin, params: Record<string, unknown>): void {
+    if (typeof params.uri !== "string") return;
+    const sub = this.subs.get(subKey(origin.server, origin.connection, params.uri));
+    if (!sub) return;
+    for (const [peerId, publicUri] of sub.peers) {
+      const peer = this.peers.get(peerId);
+      if (peer) notify({ peer }, { method: "notifications/resources/updated", params: { ...params, uri: publicUri } });
+    }
+  }
+
+  /** A connection (re)connected: its log level and subscriptions are set again. */
+  private onConnected(origin: ConnectionOrigin): void {
+    const key = connKey(origin.server, origin.connection);
+    this.appliedLevels.delete(key);
+    void this.applyLevel(origin.server, origin.connection);
+    for (const sub of this.subs.values()) {
+      if (sub.server !== origin.server || sub.connection !== origin.connection) continue;
+      const opts = { ...(sub.connection !== undefined ? { connection: sub.connection } : {}), timeoutMs: this.config.connect_timeout };
+      void sub.ready
+        .then(() => this.supervisor.subscribeResource(sub.server, sub.uri, opts))
+        .catch((err: unknown) => this.deps.log.warn(`${sub.server}: re-subscribing to ${sub.uri} after a reconnect failed: ${errorText(err)}`));
+    }
+  }
+
+  // ---- helpers --------------------------------------------------------------------------------
+
+  /** The most verbose level any session reaching this connection asked for. */
+  private desiredLevel(server: string, connection?: string): LoggingLevel | undefined {
+    const candidates =
+      connection !== undefined
+        ? [this.peers.get(connection)]
+        : [...this.peers.values()].filter((p) => p.view.scope.allowsServer(server) && this.connectionFor(p, server) === undefined);
+    let best: LoggingLevel | undefined;
+    for (const p of candidates) {
+      if (p?.level !== undefined && (best === undefined || severity(p.level) < severity(best))) best = p.level;
+    }
+    return best;
+  }
+
+  private async applyLevel(server: string, connection?: string): Promise<void> {
+    const snap = this.supervisor.connectionSnapshot(server, connection);
+    if (!snap?.connected || !snap.capabilities?.logging) return; // applied on connect instead
+    const level = this.desiredLevel(server, connection);
+    const key = connKey(server, connection);
+    if (level === undefined || this.appliedLevels.get(key) === level) return;
+    this.appliedLevels.set(key, level);
+    try {
+      await this.supervisor.setLoggingLevel(server, level, { ...(connection !== undefined ? { connection } : {}), timeoutMs: this.config.connect_timeout });
+    } catch (err) {
+      if (this.appliedLevels.get(key) === level) this.appliedLevels.delete(key);
+      this.deps.log.warn(`${server}: logging/setLevel ${level} failed: ${errorText(err)}`);
+    }
+  }
+
+  private checkSubscribable(server: string, connection?: string): void {
+    const snap = this.supervisor.connectionSnapshot(server, connection);
+    if (snap?.connected && !snap.capabilities?.resources?.subscribe) {
+      throw new McpError(ErrorCode.MethodNotFound, `server "${server}" does not support resource subscriptions`);
+    }
+  }
+
+  private dropSubscription(key: string, sub: Subscription): void {
+    if (this.subs.get(key) !== sub) return;
+    this.subs.delete(key);
+    void sub.ready.then(
+      () => this.releaseDownstream(sub),
+      () => undefined,
+    );
+  }
+
+  private releaseDownstream(sub: Subscription): void {
+    sub.release?.();
+    sub.release = undefined;
+    const connection = sub.connection;
+    if (connection !== undefined && !this.peers.has(connection)) return; // that connection is closing
+    const snap = this.supervisor.connectionSnapshot(sub.server, connection);
+    if (!snap?.connected) return;
+    void this.supervisor
+      .unsubscribeResource(sub.server, sub.uri, { ...(connection !== undefined ? { connection } : {}), timeoutMs: this.config.connect_timeout })
+      .catch((err: unknown) => this.deps.log.warn(`${sub.server}: unsubscribing from ${sub.uri} failed: ${errorText(err)}`));
+  }
+
+  private trackRoots(key: string, answer: Promise<unknown>): void {
+    let set = this.rootsPending.get(key);
+    if (!set) {
+      set = new Set();
+      this.rootsPending.set(key, set);
+    }
+    const mine = set;
+    const settled = answer.then(
+      () => undefined,
+      () => undefined,
+    );
+    mine.add(settled);
+    void settled.then(() => {
+      mine.delete(settled);
+      if (mine.size === 0 && this.rootsPending.get(key) === mine) this.rootsPending.delete(key);
+    });
+  }
+
+  /** Waits (bounded by connect_timeout) for the roots answers a connection is still waiting for. */
+  private async rootsSettled(key: string, signal?: AbortSignal): Promise<void> {
+    const set = this.rootsPending.get(key);
+    if (!set || set.size === 0) return;
+    await new Promise<void>((resolveWait) => {
+      const timer = setTimeout(done, this.config.connect_timeout);
+      timer.unref();
+      function done() {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", done);
+        resolveWait();
+      }
+      signal?.addEventListener("abort", done, { once: true });
+      void Promise.all([...set]).then(done);
+    });
+  }
+
+  private sharedServers(): string[] {
+    return Object.keys(this.config.servers);
+  }
+
+  /** Closes a finished session's dedicated connections once nothing runs on them any more. */
+  private closeDrained(peer: UpstreamPeer): void {
+    if (!this.dedicated.has(peer.id)) return;
+    for (const [key, list] of this.inflight) {
+      if (key.endsWith(`\u0000${peer.id}`) && list.length > 0) return;
+    }
+    this.dedicated.delete(peer.id);
+    void this.supervisor.closeConnections(peer.id);
+  }
+}
+
+function connKey(server: string, connection?: string): string {
+  return connection === undefined ? server : `${server}\u0000${connection}`;
+}
+
+function subKey(server: string, connection: string | undefined, uri: string): string {
+  return `${connKey(server, connection)}\u0001${uri}`;
+}
+
+/** The peer, with the newest request of its in flight on the connection (messages ride its stream). */
+function withRelated(peer: UpstreamPeer, list: readonly InFlight[]): Target {
+  for (let i = list.length - 1; i >= 0; i--) {
+    const r = list[i];
+    if (r && r.peer === peer && r.requestId !== undefined) return { peer, related: r.requestId };
+  }
+  return { peer };
+}
+
+/** Best effort: on the related request's stream when there is one, else on the session's own. */
+function notify(target: Target, n: { method: string; params: Record<string, unknown> }): void {
+  const send = (related?: RequestId) =>
+    target.peer.server.notification(n as Parameters<typeof target.peer.server.notification>[0], related !== undefined ? { relatedRequestId: related } : undefined);
+  void send(target.related).catch(() => (target.related !== undefined ? send().catch(() => undefined) : undefined));
+}
+
+/** A pinned root: absolute path, `~`/`~/...`, or a file:// URI, as the roots/list entry. */
+export function rootOf(root: string): { uri: string; name?: string } {
+  if (root.startsWith("file://")) return { uri: root };
+  const path = root === "~" ? homedir() : root.startsWith("~/") ? resolve(homedir(), root.slice(2)) : resolve(root);
+  return { uri: pathToFileURL(path).href };
+}
