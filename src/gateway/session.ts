@@ -40,6 +40,7 @@ import {
 } from "./listings.js";
 import { advertisedName, managementToolFor } from "./management.js";
 import { UPSTREAM_SERVER_CAPABILITIES } from "./passthrough/capabilities.js";
+import { isWireError, toWire, WireError } from "./passthrough/errors.js";
 import { UpstreamPeer } from "./passthrough/peer.js";
 import type { Caller } from "./passthrough/router.js";
 import { runManagementTool } from "./tools/index.js";
@@ -118,8 +119,8 @@ export function createSession(hub: Hub, view: AgentView): Session {
       if (bare) return result;
       return { ...result, contents: result.contents.map((c) => ({ ...c, uri: c.uri === owned.name ? uri : `mcphub://${encodeURIComponent(owned.server)}/${encodeURIComponent(c.uri)}` })) };
     } catch (err) {
-      if (err instanceof McpError) throw err;
-      throw new McpError(ErrorCode.InternalError, `read ${uri}: ${errorText(err)}`);
+      if (isWireError(err)) throw toWire(err);
+      throw new WireError(ErrorCode.InternalError, `read ${uri}: ${errorText(err)}`);
     }
   });
 
@@ -152,8 +153,8 @@ export function createSession(hub: Hub, view: AgentView): Session {
         extra.signal,
       );
     } catch (err) {
-      if (err instanceof McpError) throw err;
-      throw new McpError(ErrorCode.InternalError, `get prompt ${name}: ${errorText(err)}`);
+      if (isWireError(err)) throw toWire(err);
+      throw new WireError(ErrorCode.InternalError, `get prompt ${name}: ${errorText(err)}`);
     }
   });
 
@@ -169,8 +170,8 @@ export function createSession(hub: Hub, view: AgentView): Session {
     try {
       return await pass.complete(caller(extra.requestId), owned.server, params, extra.signal);
     } catch (err) {
-      if (err instanceof McpError) throw err;
-      throw new McpError(ErrorCode.InternalError, `completion/complete: ${errorText(err)}`);
+      if (isWireError(err)) throw toWire(err);
+      throw new WireError(ErrorCode.InternalError, `completion/complete: ${errorText(err)}`);
     }
   });
 
@@ -235,7 +236,7 @@ export function createSession(hub: Hub, view: AgentView): Session {
 async function resolveOrWait(hub: Hub, view: AgentView, resolve: (p: Published) => { server: string; name: string } | { error: string }) {
   let r = resolve(published(hub, view));
   if ("error" in r && (await waitForPending(hub, view))) r = resolve(published(hub, view));
-  if ("error" in r) throw new McpError(ErrorCode.InvalidParams, r.error);
+  if ("error" in r) throw new WireError(ErrorCode.InvalidParams, r.error);
   return r;
 }
 
@@ -261,7 +262,7 @@ async function callMounted(ctx: ToolContext, name: string, args: unknown): Promi
     hit = mounted.byPublished.get(name);
   }
   const conflict = mounted.conflicts.get(name);
-  if (!hit && conflict) throw new McpError(ErrorCode.InvalidParams, conflict.message);
+  if (!hit && conflict) throw new WireError(ErrorCode.InvalidParams, conflict.message);
   let entry = hit?.item;
   if (!entry) {
     if (!splitNamespaced(name)) {

@@ -20,6 +20,7 @@ import type { Supervisor } from "../../downstream/supervisor.js";
 import type { CallOptions, ClientHooks, ConnectionOrigin, PeerMessage } from "../../downstream/types.js";
 import { errorText } from "../../util/errors.js";
 import type { Logger } from "../log.js";
+import { toWire, WireError } from "./errors.js";
 import { DOWNSTREAM_CLIENT_CAPABILITIES, isForwardedMethod, missingCapability, type ForwardedMethod } from "./capabilities.js";
 import { LOG_LEVELS, severity, type UpstreamPeer } from "./peer.js";
 
@@ -115,7 +116,7 @@ export class Passthrough {
     peer.markClosed();
     const pending = this.forwarded.get(peer);
     this.forwarded.delete(peer);
-    for (const ctl of pending ?? []) ctl.abort(new McpError(ErrorCode.ConnectionClosed, "the upstream session ended before it answered"));
+    for (const ctl of pending ?? []) ctl.abort(new WireError(ErrorCode.ConnectionClosed, "the upstream session ended before it answered"));
     for (const [key, sub] of this.subs) {
       if (sub.peers.delete(peer.id) && sub.peers.size === 0) this.dropSubscription(key, sub);
     }
@@ -215,7 +216,7 @@ export class Passthrough {
       await sub.ready;
     } catch (err) {
       if (this.subs.get(key) === sub) this.subs.delete(key);
-      throw err instanceof McpError ? err : new McpError(ErrorCode.InternalError, `subscribe ${publicUri}: ${errorText(err)}`);
+      throw err instanceof McpError || err instanceof WireError ? toWire(err) : new WireError(ErrorCode.InternalError, `subscribe ${publicUri}: ${errorText(err)}`);
     }
     if (peer.closed) this.unsubscribe(peer, server, uri);
   }
@@ -243,7 +244,7 @@ export class Passthrough {
   // ---- server→client traffic ------------------------------------------------------------------
 
   private async onRequest(origin: ConnectionOrigin, req: PeerMessage, signal: AbortSignal): Promise<Record<string, unknown>> {
-    if (!isForwardedMethod(req.method)) throw new McpError(ErrorCode.MethodNotFound, `mcphub does not forward ${req.method}`);
+    if (!isForwardedMethod(req.method)) throw new WireError(ErrorCode.MethodNotFound, `mcphub does not forward ${req.method}`);
     const method = req.method;
     const pinned = this.config.servers[origin.server]?.roots;
     if (method === "roots/list" && pinned !== undefined) return { roots: pinned.map(rootOf) };
@@ -267,11 +268,11 @@ export class Passthrough {
     let target: Target;
     if (origin.connection !== undefined) {
       const peer = this.peers.get(origin.connection);
-      if (!peer) throw new McpError(ErrorCode.InvalidRequest, `${what}: the upstream session this connection was opened for has ended`);
+      if (!peer) throw new WireError(ErrorCode.InvalidRequest, `${what}: the upstream session this connection was opened for has ended`);
       target = withRelated(peer, list);
     } else if (this.deps.singleSession) {
       const peer = [...this.peers.values()][0];
-      if (!peer) throw new McpError(ErrorCode.InvalidRequest, `${what}: no upstream session is connected to the gateway`);
+      if (!peer) throw new WireError(ErrorCode.InvalidRequest, `${what}: no upstream session is connected to the gateway`);
       target = withRelated(peer, list);
     } else {
       const owners = new Set(list.map((r) => r.peer));
@@ -281,7 +282,7 @@ export class Passthrough {
             ? "no upstream session had a request in flight on it"
             : `requests from ${owners.size} upstream sessions were in flight on it`;
         const fix = method === "roots/list" ? ` or pin its roots with roots: [...]` : "";
-        throw new McpError(
+        throw new WireError(
           ErrorCode.InvalidRequest,
           `${what} arrived on the connection the mcphub daemon shares between sessions while ${why}, so it cannot tell which session the request is for and refused it; set connection: per-session for "${server}" in the mcphub config${fix}`,
         );
@@ -290,7 +291,7 @@ export class Passthrough {
       target = withRelated(peer as UpstreamPeer, list);
     }
     if (!target.peer.view.scope.allowsServer(server)) {
-      throw new McpError(ErrorCode.InvalidRequest, `${what}: the server is out of scope for the upstream session`);
+      throw new WireError(ErrorCode.InvalidRequest, `${what}: the server is out of scope for the upstream session`);
     }
     return target;
   }
@@ -299,15 +300,15 @@ export class Passthrough {
     const { peer } = target;
     if (!(await peer.whenInitialized(this.config.connect_timeout, signal))) {
       this.counters.refused++;
-      if (peer.closed) throw new McpError(ErrorCode.ConnectionClosed, `${method}: the upstream session ended`);
-      if (signal.aborted) throw new McpError(ErrorCode.RequestTimeout, `${method}: cancelled by the server`);
-      throw new McpError(ErrorCode.InternalError, `${method}: the upstream client did not finish initializing within ${this.config.connect_timeout}ms`);
+      if (peer.closed) throw new WireError(ErrorCode.ConnectionClosed, `${method}: the upstream session ended`);
+      if (signal.aborted) throw new WireError(ErrorCode.RequestTimeout, `${method}: cancelled by the server`);
+      throw new WireError(ErrorCode.InternalError, `${method}: the upstream client did not finish initializing within ${this.config.connect_timeout}ms`);
     }
     const missing = missingCapability(method, params, peer.capabilities);
     if (missing !== undefined) {
       this.counters.refused++;
       const who = peer.agent !== undefined ? `the upstream client (agent "${peer.agent}")` : "the upstream client";
-      throw new McpError(ErrorCode.MethodNotFound, `${method}: ${who} did not declare ${missing}, so mcphub cannot forward this request`);
+      throw new WireError(ErrorCode.MethodNotFound, `${method}: ${who} did not declare ${missing}, so mcphub cannot forward this request`);
     }
     const ctl = new AbortController();
     const onAbort = () => ctl.abort(signal.reason);
@@ -328,9 +329,9 @@ export class Passthrough {
         ...(target.related !== undefined ? { relatedRequestId: target.related } : {}),
       });
     } catch (err) {
-      if (peer.closed) throw new McpError(ErrorCode.ConnectionClosed, `${method}: the upstream session ended before it answered`);
-      if (err instanceof McpError) throw err;
-      throw new McpError(ErrorCode.InternalError, `${method}: ${errorText(err)}`);
+      if (peer.closed) throw new WireError(ErrorCode.ConnectionClosed, `${method}: the upstream session ended before it answered`);
+      if (err instanceof McpError || err instanceof WireError) throw toWire(err);
+      throw new WireError(ErrorCode.InternalError, `${method}: ${errorText(err)}`);
     } finally {
       signal.removeEventListener("abort", onAbort);
       mine.delete(ctl);
@@ -430,7 +431,7 @@ export class Passthrough {
   private checkSubscribable(server: string, connection?: string): void {
     const snap = this.supervisor.connectionSnapshot(server, connection);
     if (snap?.connected && !snap.capabilities?.resources?.subscribe) {
-      throw new McpError(ErrorCode.MethodNotFound, `server "${server}" does not support resource subscriptions`);
+      throw new WireError(ErrorCode.MethodNotFound, `server "${server}" does not support resource subscriptions`);
     }
   }
 
