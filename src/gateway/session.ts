@@ -44,6 +44,7 @@ import { isWireError, toWire, WireError } from "./passthrough/errors.js";
 import { UpstreamPeer } from "./passthrough/peer.js";
 import type { Caller } from "./passthrough/router.js";
 import { runManagementTool } from "./tools/index.js";
+import { mountConflicts } from "./tools/list-servers.js";
 import { jsonResult, type ToolContext } from "./tools/context.js";
 import { locateTool } from "./tools/locate.js";
 import type { AgentView } from "./view.js";
@@ -192,6 +193,7 @@ export function createSession(hub: Hub, view: AgentView): Session {
   const check = () => {
     scheduled = false;
     if (!server.transport) return;
+    reportConflicts(hub, view);
     const t = view.advertisement().fingerprint;
     if (t !== toolsPrint) {
       toolsPrint = t;
@@ -226,6 +228,23 @@ export function createSession(hub: Hub, view: AgentView): Session {
   };
   server.onclose = dispose;
   return { server, peer, dispose };
+}
+
+const reported = new WeakMap<Hub, Set<string>>();
+
+/** Logs each refused unprefixed name once per gateway process, so an operator sees it. */
+function reportConflicts(hub: Hub, view: AgentView): void {
+  let seen = reported.get(hub);
+  if (!seen) {
+    seen = new Set();
+    reported.set(hub, seen);
+  }
+  for (const c of mountConflicts({ hub, view })) {
+    const message = String(c.message);
+    if (seen.has(message)) continue;
+    seen.add(message);
+    hub.log.warn(message);
+  }
 }
 
 /**

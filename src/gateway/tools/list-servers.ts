@@ -2,6 +2,8 @@
 // catalogue revision, the expose mode, effective pins and the schema budget report.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { JsonObject } from "../../catalog/types.js";
+import { isNamespaced, isPerSession } from "../../config/schema.js";
+import { conflictsOf, published } from "../listings.js";
 import { MANAGEMENT_TOOLS } from "../management.js";
 import { jsonResult, type ToolContext } from "./context.js";
 
@@ -30,6 +32,8 @@ export async function listServers(ctx: ToolContext): Promise<CallToolResult> {
       ...(cfg.description !== undefined ? { description: cfg.description } : {}),
       ...(cfg.tags?.length ? { tags: cfg.tags } : {}),
       ...(cfg.use_when?.length ? { use_when: cfg.use_when } : {}),
+      ...(!isNamespaced(cfg) ? { namespace: false } : {}),
+      ...(isPerSession(cfg) ? { connection: "per-session" } : {}),
       ...(snap?.error ? { error: snap.error } : {}),
     });
   }
@@ -46,7 +50,15 @@ export async function listServers(ctx: ToolContext): Promise<CallToolResult> {
     ...(ad.report ? { tool_schema_budget: ad.report as unknown as JsonObject } : {}),
     ...(view.agent !== undefined ? { agent: view.agent } : {}),
   };
+  const conflicts = mountConflicts(ctx);
+  if (conflicts.length > 0) doc.mount_conflicts = conflicts;
   const vaultProblem = await hub.vaultProblem();
   if (vaultProblem) doc.vault = { available: false, reason: vaultProblem };
   return jsonResult(doc);
+}
+
+/** Names a `namespace: false` server could not publish unprefixed (see policy/mounts.ts). */
+export function mountConflicts(ctx: Pick<ToolContext, "hub" | "view">): JsonObject[] {
+  const all = [...ctx.view.toolMounts().conflicts.values(), ...conflictsOf(published(ctx.hub, ctx.view))];
+  return all.map((c) => ({ kind: c.kind, name: c.name, servers: c.servers, message: c.message }));
 }
