@@ -107,6 +107,6 @@ describe("pass-through config keys", () => {
 
   it("rejects a bad connection or a relative root with one precise line", () => {
     expect(rejected("    command: x\n    connection: per-agent\n")).toBe('mcphub.yaml: servers.s.connection: connection must be "shared" or "per-session" (got "per-agent")');
-    expect(rejected("    command: x\n    roots: [data]\n")).toBe('mcphub.yaml: servers.s.roots.0: "data" must be an absolute path, ~/..., or a file:// URI');
+    expect(rejected("    command: x\n    roots: [data]\n")).toBe('mcphub.yaml: servers.s.roots[0]: "data" must be an absolute path, ~/..., or a file:// URI');
   });
 });
