@@ -4,14 +4,17 @@
 // and nothing stays behind when sessions end (subscriptions released, forwarded requests
 // cancelled, dedicated connections closed). Runs the daemon in-process to read its pass-through
 // gauges; the clients, HTTP and the downstream fixture processes are real.
+import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { configSchema, type RawConfig } from "../../src/config/schema.js";
 import { startHttpGateway, type HttpGateway } from "../../src/gateway/http.js";
 import { memoryLogger } from "../../src/gateway/log.js";
 import { TokenStore } from "../../src/gateway/tokens.js";
-import { alive, FIXTURES, tempHome, text, type TempHome } from "../helpers/gateway.js";
+import { alive, FIXTURES, ROOT, tempHome, text, type TempHome } from "../helpers/gateway.js";
 import { eventually, fixtureEvents, peerClient, type Answers, type PeerClient } from "../helpers/passthrough.js";
 
 const node = process.execPath;
@@ -23,11 +26,11 @@ interface Daemon {
   connect(agent: string, answers: Answers): Promise<PeerClient & { end(): Promise<void> }>;
 }
 
-async function daemon(home: TempHome, name: string, server: Record<string, unknown>): Promise<Daemon> {
+async function daemon(home: TempHome, name: string, server: Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<Daemon> {
   const events = join(home.dir, `${name}.ndjson`);
   const raw: RawConfig = {
     expose: "lazy",
-    servers: { conf: { command: node, args: [join(FIXTURES, "conformance-server.mjs")], env: { CONFORMANCE_EVENTS: events }, ...server } },
+    servers: { conf: { command: node, args: [join(FIXTURES, "conformance-server.mjs")], env: { CONFORMANCE_EVENTS: events }, ...server }, ...extra },
     agents: { alice: {}, bob: {} },
   };
   const dataDir = join(home.dir, `data-${name}`);
@@ -114,6 +117,19 @@ describe("daemon with a shared connection", () => {
     await eventually(() => fixtureEvents(d.events).some((e) => e.kind === "block-cancelled"), "bob's call to be cancelled downstream");
   });
 
+  it("roots/list on a shared connection is refused even when one session owns the call: the server would keep them for everyone", async () => {
+    const a = await d.connect("alice", { roots: () => [{ uri: "file:///home/alice" }] });
+    try {
+      const r = await a.call("mcphub_call_tool", { tool: "conf__test_roots" });
+      expect(text(r)).toBe(
+        'roots failed: MCP error -32600: roots/list from server "conf" arrived on the connection the mcphub daemon shares between sessions, where one session\'s roots would apply to every session\'s calls, so it was refused; set connection: per-session for "conf" in the mcphub config, or pin its roots with roots: [...]',
+      );
+      expect(a.asked).toEqual([]);
+    } finally {
+      await a.end();
+    }
+  });
+
   it("nothing leaks after sessions end: shared subscriptions are released with their last session, pending forwarded requests are cancelled", async () => {
     const count = (kind: string) => fixtureEvents(d.events).filter((e) => e.kind === kind).length;
     const subscribedBefore = count("subscribed");
@@ -186,5 +202,42 @@ describe("daemon with connection: per-session", () => {
     await eventually(() => d.gw.hub.passthrough.stats().dedicated_connections === 0, "dedicated connections to close");
     await eventually(() => pids.every((pid) => !alive(pid)), "the dedicated processes to exit");
     expect(d.gw.hub.passthrough.stats()).toMatchObject({ sessions: 0, requests_in_flight: 0, forwarded_pending: 0, subscriptions: 0 });
+  });
+});
+
+describe("daemon: server-filesystem with connection: per-session", () => {
+  let home: TempHome;
+  let d: Daemon;
+  beforeAll(async () => {
+    home = tempHome("mcphub-pt-fs-");
+    const fs = { command: node, args: [join(ROOT, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js")], connection: "per-session" };
+    d = await daemon(home, "fs", {}, { fs });
+  });
+  afterAll(async () => {
+    await d?.gw.close();
+    home?.cleanup();
+  });
+
+  it("each agent's session lists its own root and not the other's", async () => {
+    const dirs = ["alice", "bob"].map((who) => {
+      const dir = realpathSync(mkdtempSync(join(tmpdir(), `mcphub-${who}-`)));
+      writeFileSync(join(dir, `${who}.txt`), who);
+      return dir;
+    });
+    const [aliceDir, bobDir] = dirs as [string, string];
+    const a = await d.connect("alice", { roots: () => [{ uri: pathToFileURL(aliceDir).href }] });
+    const b = await d.connect("bob", { roots: () => [{ uri: pathToFileURL(bobDir).href }] });
+    try {
+      const allowed = async (p: typeof a) => text(await p.call("mcphub_call_tool", { tool: "fs__list_allowed_directories" }));
+      await eventually(async () => (await allowed(a)).includes(aliceDir), "alice's root");
+      await eventually(async () => (await allowed(b)).includes(bobDir), "bob's root");
+      expect(await allowed(a)).not.toContain(bobDir);
+      expect(text(await a.call("mcphub_call_tool", { tool: "fs__list_directory", arguments: { path: aliceDir } }))).toContain("[FILE] alice.txt");
+      const denied = await a.call("mcphub_call_tool", { tool: "fs__list_directory", arguments: { path: bobDir } });
+      expect(text(denied)).toMatch(/Access denied/);
+    } finally {
+      await a.end();
+      await b.end();
+    }
   });
 });

@@ -133,6 +133,21 @@ describe("pass-through over the stdio gateway (lazy mode)", () => {
     await eventually(() => fixtureEvents(events).some((e) => e.kind === "unsubscribed"), "the downstream unsubscribe");
   });
 
+  it("after the downstream restarts, its subscriptions and log level are applied again", async () => {
+    const uri = "mcphub://conf/test%3A%2F%2Fwatched-resource";
+    await peer.client.subscribeResource({ uri });
+    const sub = await eventually(() => fixtureEvents(events).filter((e) => e.kind === "subscribed").at(-1), "the subscription");
+    const old = sub.pid;
+    process.kill(old, "SIGKILL");
+    const again = await eventually(() => fixtureEvents(events).find((e) => e.kind === "subscribed" && e.pid !== old), "the re-subscription");
+    await eventually(() => fixtureEvents(events).some((e) => e.kind === "set-level" && e.pid === again.pid && e.level === "warning"), "the level again");
+    const before = peer.updated.length;
+    await peer.call("mcphub_call_tool", { tool: "conf__test_touch_resource" });
+    await eventually(() => peer.updated.length > before, "the update from the new process");
+    expect(peer.updated.at(-1)).toBe(uri);
+    await peer.client.unsubscribeResource({ uri });
+  });
+
   it("a client without the capabilities: the tool gets the MCP error at once, and the gateway stays healthy", async () => {
     const bare = await serve(home, cfg, {});
     try {

@@ -10,7 +10,9 @@
 // Ownership: a stdio gateway has exactly one upstream session, which owns every connection. In
 // the daemon a `connection: per-session` server gets a connection per session (owned by it);
 // a shared connection is owned by the one session that has requests in flight on it, and a
-// request that arrives while none or several do is refused with an error saying so.
+// request that arrives while none or several do is refused with an error saying so. roots/list
+// is never answered for a shared daemon connection (the server keeps roots as state for every
+// later call), unless the server's roots are pinned in config.
 import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -275,16 +277,30 @@ export class Passthrough {
       if (!peer) throw new WireError(ErrorCode.InvalidRequest, `${what}: no upstream session is connected to the gateway`);
       target = withRelated(peer, list);
     } else {
+      const cfg = this.config.servers[server];
+      if (cfg && isPerSession(cfg)) {
+        throw new WireError(
+          ErrorCode.InvalidRequest,
+          `${what} arrived on the connection mcphub keeps only for listing the server's tools (each session uses its own connection, connection: per-session); no session owns it, so it was refused`,
+        );
+      }
+      if (method === "roots/list") {
+        // The server keeps the answer as state for later calls, whoever makes them: on a shared
+        // connection one session's roots would leak into the others' calls.
+        throw new WireError(
+          ErrorCode.InvalidRequest,
+          `${what} arrived on the connection the mcphub daemon shares between sessions, where one session's roots would apply to every session's calls, so it was refused; set connection: per-session for "${server}" in the mcphub config, or pin its roots with roots: [...]`,
+        );
+      }
       const owners = new Set(list.map((r) => r.peer));
       if (owners.size !== 1) {
         const why =
           owners.size === 0
             ? "no upstream session had a request in flight on it"
             : `requests from ${owners.size} upstream sessions were in flight on it`;
-        const fix = method === "roots/list" ? ` or pin its roots with roots: [...]` : "";
         throw new WireError(
           ErrorCode.InvalidRequest,
-          `${what} arrived on the connection the mcphub daemon shares between sessions while ${why}, so it cannot tell which session the request is for and refused it; set connection: per-session for "${server}" in the mcphub config${fix}`,
+          `${what} arrived on the connection the mcphub daemon shares between sessions while ${why}, so it cannot tell which session the request is for and refused it; set connection: per-session for "${server}" in the mcphub config`,
         );
       }
       const [peer] = owners as Set<UpstreamPeer>;
