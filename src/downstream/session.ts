@@ -8,6 +8,7 @@ import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.j
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   CreateMessageRequestSchema,
+  ElicitationCompleteNotificationSchema,
   ElicitRequestSchema,
   ListRootsRequestSchema,
   LoggingMessageNotificationSchema,
@@ -170,6 +171,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
         peer.notification({ method: n.method, ...(n.params ? { params: n.params as Record<string, unknown> } : {}) });
       client.setNotificationHandler(LoggingMessageNotificationSchema, relay);
       client.setNotificationHandler(ResourceUpdatedNotificationSchema, relay);
+      if (caps.elicitation) client.setNotificationHandler(ElicitationCompleteNotificationSchema, relay);
     }
     const onListChanged = opts.onListChanged;
     if (onListChanged) {

@@ -114,7 +114,7 @@ export interface ClientHooks {
   capabilities: ClientCapabilities;
   /** sampling/createMessage, elicitation/create, roots/list: resolve with the result or throw an McpError. */
   request(origin: ConnectionOrigin, request: PeerMessage, signal: AbortSignal): Promise<Record<string, unknown>>;
-  /** notifications/message and notifications/resources/updated. */
+  /** notifications/message, notifications/resources/updated, notifications/elicitation/complete. */
   notification(origin: ConnectionOrigin, notification: PeerMessage): void;
   /** A (re)connect finished: per-connection state (log level, subscriptions) must be applied again. */
   connected(origin: ConnectionOrigin): void;

@@ -307,6 +307,8 @@ async function callMounted(ctx: ToolContext, name: string, args: unknown): Promi
     });
   } catch (err) {
     if (err instanceof InvalidArgumentsError) return { ...jsonResult(err.document), isError: true };
+    // The client must see this one as the protocol error it is: its data lists the URLs to open.
+    if (err instanceof McpError && err.code === ErrorCode.UrlElicitationRequired) throw toWire(err);
     return { content: [{ type: "text", text: downstreamFailure(entry.namespaced, err) }], isError: true };
   }
 }

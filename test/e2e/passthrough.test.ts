@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { UrlElicitationRequiredError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BIN, doc, FIXTURES, ROOT, tempHome, text, type TempHome } from "../helpers/gateway.js";
 import { eventually, fixtureEvents, peerClient, type Answers, type PeerClient } from "../helpers/passthrough.js";
@@ -72,6 +73,24 @@ describe("pass-through over the stdio gateway (lazy mode)", () => {
     expect(text(r)).toBe("URL elicitation: action=accept");
     const asked = peer.asked.filter((a) => a.method === "elicitation/create").at(-1);
     expect(asked?.params).toMatchObject({ mode: "url", url: "https://example.com/login" });
+    // The server's completion notification reaches the session it asked, by elicitationId.
+    await eventually(() => peer.completed.includes(String(asked?.params.elicitationId)), "notifications/elicitation/complete");
+  });
+
+  it("a mounted tool's URL-elicitation-required error reaches the client as the protocol error, with its URLs", async () => {
+    const pinned = home.writeConfig({ expose: "lazy", pin: ["conf__test_url_required"], servers: { conf: { command: node, args: [join(FIXTURES, "conformance-server.mjs")] } } }, "url.yaml");
+    const c = await serve(home, pinned, {});
+    try {
+      const err = await c.call("conf__test_url_required", { url: "https://example.com/auth" }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(UrlElicitationRequiredError);
+      expect((err as UrlElicitationRequiredError).elicitations).toEqual([{ mode: "url", message: "Sign in first", url: "https://example.com/auth", elicitationId: "el-required" }]);
+      expect((err as Error).message).toBe("MCP error -32042: URL elicitation required");
+    } finally {
+      await c.close();
+    }
   });
 
   it("sampling reaches the client, through mcphub_call_tool and through a pinned mounted tool", async () => {

@@ -5,6 +5,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   CreateMessageRequestSchema,
+  ElicitationCompleteNotificationSchema,
   ElicitRequestSchema,
   ListRootsRequestSchema,
   LoggingMessageNotificationSchema,
@@ -29,6 +30,8 @@ export interface PeerClient {
   asked: { method: string; params: Record<string, unknown> }[];
   logs: LoggingMessageNotification["params"][];
   updated: string[];
+  /** elicitationIds of notifications/elicitation/complete received. */
+  completed: string[];
   call(name: string, args?: Record<string, unknown>, opts?: { signal?: AbortSignal }): Promise<CallToolResult>;
   close(): Promise<void>;
 }
@@ -48,6 +51,7 @@ export async function peerClient(transport: Transport, answers: Answers, name = 
   const asked: PeerClient["asked"] = [];
   const logs: PeerClient["logs"] = [];
   const updated: string[] = [];
+  const completed: string[] = [];
   const { elicit, sample, roots } = answers;
   if (elicit) {
     client.setRequestHandler(ElicitRequestSchema, async (req) => {
@@ -73,12 +77,16 @@ export async function peerClient(transport: Transport, answers: Answers, name = 
   client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
     updated.push(n.params.uri);
   });
+  client.setNotificationHandler(ElicitationCompleteNotificationSchema, (n) => {
+    completed.push(n.params.elicitationId);
+  });
   await client.connect(transport);
   return {
     client,
     asked,
     logs,
     updated,
+    completed,
     call: async (toolName, args = {}, opts = {}) =>
       (await client.callTool({ name: toolName, arguments: args }, undefined, opts.signal ? { signal: opts.signal } : {})) as CallToolResult,
     close: () => client.close().catch(() => undefined),

@@ -71,6 +71,8 @@ interface Subscription {
 
 type Target = { peer: UpstreamPeer; related?: RequestId };
 
+const MAX_URL_ELICITATIONS = 1024;
+
 export class Passthrough {
   readonly hooks: ClientHooks;
   private readonly peers = new Map<string, UpstreamPeer>();
@@ -84,6 +86,8 @@ export class Passthrough {
   /** Sessions whose dedicated connections exist (or are closing once their calls drain). */
   private readonly dedicated = new Set<string>();
   private readonly counters = { forwarded: 0, refused: 0, logsDropped: 0 };
+  /** URL-mode elicitations forwarded: connection key + elicitationId → the session asked. */
+  private readonly urlElicitations = new Map<string, UpstreamPeer>();
 
   constructor(private readonly deps: PassthroughDeps) {
     this.hooks = {
@@ -122,7 +126,8 @@ export class Passthrough {
     for (const [key, sub] of this.subs) {
       if (sub.peers.delete(peer.id) && sub.peers.size === 0) this.dropSubscription(key, sub);
     }
-    for (const server of this.sharedServers()) void this.applyLevel(server);
+    for (const [key, owner] of this.urlElicitations) if (owner === peer) this.urlElicitations.delete(key);
+    for (const server of Object.keys(this.config.servers)) void this.applyLevel(server);
     this.closeDrained(peer);
   }
 
@@ -257,8 +262,11 @@ export class Passthrough {
       this.counters.refused++;
       throw err;
     }
+    const key = connKey(origin.server, origin.connection);
+    const elicitationId = method === "elicitation/create" && req.params?.mode === "url" ? req.params.elicitationId : undefined;
+    if (typeof elicitationId === "string") this.rememberUrlElicitation(`${key}\u0001${elicitationId}`, target.peer);
     const answer = this.forward(target, method, req.params, signal);
-    if (method === "roots/list") this.trackRoots(connKey(origin.server, origin.connection), answer);
+    if (method === "roots/list") this.trackRoots(key, answer);
     return answer;
   }
 
@@ -358,6 +366,26 @@ export class Passthrough {
   private onNotification(origin: ConnectionOrigin, n: PeerMessage): void {
     if (n.method === "notifications/message") this.relayLog(origin, n.params ?? {});
     else if (n.method === "notifications/resources/updated") this.relayUpdated(origin, n.params ?? {});
+    else if (n.method === "notifications/elicitation/complete") this.relayElicitationComplete(origin, n.params ?? {});
+  }
+
+  /** The out-of-band part of a URL-mode elicitation finished: tell the session that was asked. */
+  private relayElicitationComplete(origin: ConnectionOrigin, params: Record<string, unknown>): void {
+    if (typeof params.elicitationId !== "string") return;
+    const key = `${connKey(origin.server, origin.connection)}\u0001${params.elicitationId}`;
+    const peer = this.urlElicitations.get(key);
+    this.urlElicitations.delete(key);
+    if (peer && !peer.closed && peer.capabilities?.elicitation?.url) notify({ peer }, { method: "notifications/elicitation/complete", params });
+  }
+
+  private rememberUrlElicitation(key: string, peer: UpstreamPeer): void {
+    this.urlElicitations.set(key, peer);
+    // Bounded: a server that never completes its URL elicitations cannot grow this without end.
+    while (this.urlElicitations.size > MAX_URL_ELICITATIONS) {
+      const oldest = this.urlElicitations.keys().next().value;
+      if (oldest === undefined) break;
+      this.urlElicitations.delete(oldest);
+    }
   }
 
   private relayLog(origin: ConnectionOrigin, params: Record<string, unknown>): void {
@@ -507,10 +535,6 @@ export class Passthrough {
     });
   }
 
-  private sharedServers(): string[] {
-    return Object.keys(this.config.servers);
-  }
-
   /** Closes a finished session's dedicated connections once nothing runs on them any more. */
   private closeDrained(peer: UpstreamPeer): void {
     if (!this.dedicated.has(peer.id)) return;
@@ -518,6 +542,7 @@ export class Passthrough {
       if (key.endsWith(`\u0000${peer.id}`) && list.length > 0) return;
     }
     this.dedicated.delete(peer.id);
+    for (const key of [...this.appliedLevels.keys()]) if (key.endsWith(`\u0000${peer.id}`)) this.appliedLevels.delete(key);
     void this.supervisor.closeConnections(peer.id);
   }
 }
