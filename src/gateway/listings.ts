@@ -73,13 +73,11 @@ export function conflictsOf(p: Published): { kind: MountKind; name: string; serv
 
 /** A prompt's public name → its server and own name. */
 export function resolvePrompt(hub: Hub, view: AgentView, p: Published, name: string): Resolution {
-  const hit = p.prompts.byPublished.get(name);
-  if (hit) return { server: hit.server, name: hit.bare };
-  const conflict = p.prompts.conflicts.get(name);
-  if (conflict) return { error: conflict.message };
-  const ref = splitNamespaced(name);
-  if (ref && hub.config.servers[ref.server] !== undefined && view.scope.allowsServer(ref.server)) return { server: ref.server, name: ref.tool };
-  return { error: `unknown prompt "${name}"; list prompts to see what is available` };
+  const split = splitNamespaced(name);
+  return (
+    lookup(p.prompts, name) ??
+    inScope(hub, view, split ? { server: split.server, name: split.tool } : undefined) ?? { error: `unknown prompt "${name}"; list prompts to see what is available` }
+  );
 }
 
 /**
@@ -88,12 +86,8 @@ export function resolvePrompt(hub: Hub, view: AgentView, p: Published, name: str
  * server in scope, that server (its URIs need not be listed).
  */
 export function resolveResource(hub: Hub, view: AgentView, p: Published, uri: string): Resolution {
-  const hit = p.resources.byPublished.get(uri);
-  if (hit) return { server: hit.server, name: hit.bare };
-  const conflict = p.resources.conflicts.get(uri);
-  if (conflict) return { error: conflict.message };
-  const ref = parseQualifiedUri(uri);
-  if (ref && hub.config.servers[ref.server] !== undefined && view.scope.allowsServer(ref.server)) return ref;
+  const known = lookup(p.resources, uri) ?? inScope(hub, view, parseQualifiedUri(uri));
+  if (known) return known;
   if (!uri.startsWith(SCHEME)) {
     const owners = new Set<string>();
     for (const m of p.templates.items) {
@@ -113,13 +107,20 @@ export function resolveResource(hub: Hub, view: AgentView, p: Published, uri: st
 
 /** A completion's `ref/resource` URI (a published template, or a resource URI) → owner. */
 export function resolveTemplate(hub: Hub, view: AgentView, p: Published, uri: string): Resolution {
-  const hit = p.templates.byPublished.get(uri);
+  return lookup(p.templates, uri) ?? inScope(hub, view, parseQualifiedUri(uri)) ?? resolveResource(hub, view, p, uri);
+}
+
+/** A published name of the plan, or its refusal; undefined when the plan does not know it. */
+function lookup<T>(plan: MountPlan<T>, name: string): Resolution | undefined {
+  const hit = plan.byPublished.get(name);
   if (hit) return { server: hit.server, name: hit.bare };
-  const conflict = p.templates.conflicts.get(uri);
-  if (conflict) return { error: conflict.message };
-  const ref = parseQualifiedUri(uri);
-  if (ref && hub.config.servers[ref.server] !== undefined && view.scope.allowsServer(ref.server)) return ref;
-  return resolveResource(hub, view, p, uri);
+  const conflict = plan.conflicts.get(name);
+  return conflict ? { error: conflict.message } : undefined;
+}
+
+/** A qualified reference, when it names a configured server in the session's scope. */
+function inScope(hub: Hub, view: AgentView, ref: Owned | undefined): Owned | undefined {
+  return ref && hub.config.servers[ref.server] !== undefined && view.scope.allowsServer(ref.server) ? ref : undefined;
 }
 
 function describe(text: string, server: string, bare: boolean): { description: string } {
