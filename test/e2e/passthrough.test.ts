@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { UrlElicitationRequiredError } from "@modelcontextprotocol/sdk/types.js";
+import { PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema, UrlElicitationRequiredError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BIN, doc, FIXTURES, ROOT, tempHome, text, type TempHome } from "../helpers/gateway.js";
 import { eventually, fixtureEvents, peerClient, type Answers, type PeerClient } from "../helpers/passthrough.js";
@@ -150,6 +150,19 @@ describe("pass-through over the stdio gateway (lazy mode)", () => {
     expect(peer.updated).toEqual([watched]);
     await peer.client.unsubscribeResource({ uri: watched });
     await eventually(() => fixtureEvents(events).some((e) => e.kind === "unsubscribed"), "the downstream unsubscribe");
+  });
+
+  it("a downstream's resources/list_changed and prompts/list_changed reach the client; the new items are listed under public names", async () => {
+    let resourcesChanged = 0;
+    let promptsChanged = 0;
+    peer.client.setNotificationHandler(ResourceListChangedNotificationSchema, () => void resourcesChanged++);
+    peer.client.setNotificationHandler(PromptListChangedNotificationSchema, () => void promptsChanged++);
+    await peer.call("mcphub_call_tool", { tool: "conf__test_add_resource", arguments: { name: "fresh" } });
+    await eventually(() => resourcesChanged > 0 && promptsChanged > 0, "both list_changed notifications");
+    const { resources } = await peer.client.listResources();
+    expect(resources.map((r) => r.uri)).toContain("mcphub://conf/test%3A%2F%2Fdynamic%2Ffresh");
+    const { prompts } = await peer.client.listPrompts();
+    expect(prompts.map((p) => p.name)).toContain("conf__dynamic_fresh");
   });
 
   it("after the downstream restarts, its subscriptions and log level are applied again", async () => {
