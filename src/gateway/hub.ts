@@ -133,6 +133,7 @@ export class Hub {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.passthrough.close();
     this.detached.cancelAll();
     await this.supervisor.close();
     await this.telemetry.close();

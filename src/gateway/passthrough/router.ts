@@ -88,6 +88,8 @@ export class Passthrough {
   private readonly counters = { forwarded: 0, refused: 0, logsDropped: 0 };
   /** URL-mode elicitations forwarded: connection key + elicitationId → the session asked. */
   private readonly urlElicitations = new Map<string, UpstreamPeer>();
+  /** Set when the gateway shuts down: clean-up requests to dying downstreams are not worth a warning. */
+  private closing = false;
 
   constructor(private readonly deps: PassthroughDeps) {
     this.hooks = {
@@ -129,6 +131,15 @@ export class Passthrough {
     for (const [key, owner] of this.urlElicitations) if (owner === peer) this.urlElicitations.delete(key);
     for (const server of Object.keys(this.config.servers)) void this.applyLevel(server);
     this.closeDrained(peer);
+  }
+
+  /** The gateway is shutting down (its downstreams are about to close). */
+  close(): void {
+    this.closing = true;
+  }
+
+  private warn(message: string): void {
+    if (!this.closing) this.deps.log.warn(message);
   }
 
   stats(): PassthroughStats {
@@ -438,7 +449,7 @@ export class Passthrough {
       const opts = { ...(sub.connection !== undefined ? { connection: sub.connection } : {}), timeoutMs: this.config.connect_timeout };
       void sub.ready
         .then(() => this.supervisor.subscribeResource(sub.server, sub.uri, opts))
-        .catch((err: unknown) => this.deps.log.warn(`${sub.server}: re-subscribing to ${sub.uri} after a reconnect failed: ${errorText(err)}`));
+        .catch((err: unknown) => this.warn(`${sub.server}: re-subscribing to ${sub.uri} after a reconnect failed: ${errorText(err)}`));
     }
   }
 
@@ -468,7 +479,7 @@ export class Passthrough {
       await this.supervisor.setLoggingLevel(server, level, { ...(connection !== undefined ? { connection } : {}), timeoutMs: this.config.connect_timeout });
     } catch (err) {
       if (this.appliedLevels.get(key) === level) this.appliedLevels.delete(key);
-      this.deps.log.warn(`${server}: logging/setLevel ${level} failed: ${errorText(err)}`);
+      this.warn(`${server}: logging/setLevel ${level} failed: ${errorText(err)}`);
     }
   }
 
@@ -497,7 +508,7 @@ export class Passthrough {
     if (!snap?.connected) return;
     void this.supervisor
       .unsubscribeResource(sub.server, sub.uri, { ...(connection !== undefined ? { connection } : {}), timeoutMs: this.config.connect_timeout })
-      .catch((err: unknown) => this.deps.log.warn(`${sub.server}: unsubscribing from ${sub.uri} failed: ${errorText(err)}`));
+      .catch((err: unknown) => this.warn(`${sub.server}: unsubscribing from ${sub.uri} failed: ${errorText(err)}`));
   }
 
   private trackRoots(key: string, answer: Promise<unknown>): void {
