@@ -13,9 +13,6 @@
 // request that arrives while none or several do is refused with an error saying so. roots/list
 // is never answered for a shared daemon connection (the server keeps roots as state for every
 // later call), unless the server's roots are pinned in config.
-import { homedir } from "node:os";
-import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import { ErrorCode, McpError, ResultSchema, type CompleteRequest, type CompleteResult, type LoggingLevel, type RequestId, type ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import { isPerSession, type Config } from "../../config/schema.js";
 import type { Supervisor } from "../../downstream/supervisor.js";
@@ -24,7 +21,11 @@ import { errorText } from "../../util/errors.js";
 import type { Logger } from "../log.js";
 import { toWire, WireError } from "./errors.js";
 import { DOWNSTREAM_CLIENT_CAPABILITIES, isForwardedMethod, missingCapability, type ForwardedMethod } from "./capabilities.js";
-import { LOG_LEVELS, severity, type UpstreamPeer } from "./peer.js";
+import { connKey, ownedBy } from "./keys.js";
+import { LogLevels } from "./levels.js";
+import { LOG_LEVELS, type UpstreamPeer } from "./peer.js";
+import { RootsBarrier, rootOf } from "./roots.js";
+import { Subscriptions } from "./subscriptions.js";
 
 /** Who a downstream request is made for: the session, and the upstream request being served. */
 export interface Caller {
@@ -59,16 +60,6 @@ interface InFlight {
   requestId?: RequestId;
 }
 
-interface Subscription {
-  server: string;
-  connection?: string;
-  uri: string;
-  /** peer id → the URI that session subscribed with (its public form). */
-  peers: Map<string, string>;
-  ready: Promise<void>;
-  release?: () => void;
-}
-
 type Target = { peer: UpstreamPeer; related?: RequestId };
 
 const MAX_URL_ELICITATIONS = 1024;
@@ -79,10 +70,10 @@ export class Passthrough {
   /** connection key → requests in flight on that connection, oldest first. */
   private readonly inflight = new Map<string, InFlight[]>();
   private readonly forwarded = new Map<UpstreamPeer, Set<AbortController>>();
-  /** connection key → roots/list answers still on their way (calls wait for them). */
-  private readonly rootsPending = new Map<string, Set<Promise<unknown>>>();
-  private readonly subs = new Map<string, Subscription>();
-  private readonly appliedLevels = new Map<string, LoggingLevel>();
+  /** Calls wait for the roots answers their connection is still waiting for. */
+  private readonly roots = new RootsBarrier();
+  private readonly subscriptions: Subscriptions;
+  private readonly levels: LogLevels;
   /** Sessions whose dedicated connections exist (or are closing once their calls drain). */
   private readonly dedicated = new Set<string>();
   private readonly counters = { forwarded: 0, refused: 0, logsDropped: 0 };
@@ -92,6 +83,9 @@ export class Passthrough {
   private closing = false;
 
   constructor(private readonly deps: PassthroughDeps) {
+    const shared = { supervisor: deps.supervisor, timeoutMs: deps.config.connect_timeout, warn: (m: string) => this.warn(m) };
+    this.subscriptions = new Subscriptions({ ...shared, sessionAlive: (id) => this.peers.has(id) });
+    this.levels = new LogLevels({ ...shared, sessionsOf: (server, connection) => this.sessionsOf(server, connection) });
     this.hooks = {
       capabilities: DOWNSTREAM_CLIENT_CAPABILITIES,
       request: (origin, req, signal) => this.onRequest(origin, req, signal),
@@ -125,11 +119,9 @@ export class Passthrough {
     const pending = this.forwarded.get(peer);
     this.forwarded.delete(peer);
     for (const ctl of pending ?? []) ctl.abort(new WireError(ErrorCode.ConnectionClosed, "the upstream session ended before it answered"));
-    for (const [key, sub] of this.subs) {
-      if (sub.peers.delete(peer.id) && sub.peers.size === 0) this.dropSubscription(key, sub);
-    }
+    this.subscriptions.releaseSession(peer.id);
     for (const [key, owner] of this.urlElicitations) if (owner === peer) this.urlElicitations.delete(key);
-    for (const server of Object.keys(this.config.servers)) void this.applyLevel(server);
+    for (const server of Object.keys(this.config.servers)) void this.levels.apply(server);
     this.closeDrained(peer);
   }
 
@@ -151,7 +143,7 @@ export class Passthrough {
       sessions: this.peers.size,
       requests_in_flight: inflight,
       forwarded_pending: pending,
-      subscriptions: this.subs.size,
+      subscriptions: this.subscriptions.size,
       dedicated_connections: [...this.dedicated].reduce((n, tag) => n + this.supervisor.dedicatedServers(tag).length, 0),
       forwarded_total: this.counters.forwarded,
       refused_total: this.counters.refused,
@@ -176,7 +168,7 @@ export class Passthrough {
   async run<T>(caller: Caller | undefined, server: string, fn: (opts: Pick<CallOptions, "connection">) => Promise<T>, signal?: AbortSignal): Promise<T> {
     const connection = caller ? this.connectionFor(caller.peer, server) : undefined;
     const key = connKey(server, connection);
-    await this.rootsSettled(key, signal);
+    await this.roots.settled(key, this.config.connect_timeout, signal);
     if (!caller) return fn({});
     if (connection !== undefined) this.dedicated.add(connection);
     const rec: InFlight = { peer: caller.peer, ...(caller.requestId !== undefined ? { requestId: caller.requestId } : {}) };
@@ -205,7 +197,7 @@ export class Passthrough {
     const jobs: Promise<void>[] = [];
     for (const server of Object.keys(this.config.servers)) {
       if (!peer.view.scope.allowsServer(server)) continue;
-      jobs.push(this.applyLevel(server, this.connectionFor(peer, server)));
+      jobs.push(this.levels.apply(server, this.connectionFor(peer, server)));
     }
     await Promise.all(jobs);
   }
@@ -213,36 +205,13 @@ export class Passthrough {
   /** resources/subscribe: one downstream subscription per connection and URI, shared by sessions. */
   async subscribe(peer: UpstreamPeer, server: string, uri: string, publicUri: string): Promise<void> {
     const connection = this.connectionFor(peer, server);
-    const key = subKey(server, connection, uri);
-    let sub = this.subs.get(key);
-    if (!sub) {
-      if (connection !== undefined) this.dedicated.add(connection);
-      const created: Subscription = { server, ...(connection !== undefined ? { connection } : {}), uri, peers: new Map(), ready: Promise.resolve() };
-      created.ready = (async () => {
-        this.checkSubscribable(server, connection);
-        const opts = { ...(connection !== undefined ? { connection } : {}), timeoutMs: this.config.connect_timeout };
-        await this.supervisor.subscribeResource(server, uri, opts);
-        // A subscription keeps its server running (see Downstream.lease).
-        created.release = this.supervisor.lease(server, opts);
-        if (this.subs.get(key) !== created) this.releaseDownstream(created);
-      })();
-      sub = created;
-      this.subs.set(key, sub);
-    }
-    sub.peers.set(peer.id, publicUri);
-    try {
-      await sub.ready;
-    } catch (err) {
-      if (this.subs.get(key) === sub) this.subs.delete(key);
-      throw err instanceof McpError || err instanceof WireError ? toWire(err) : new WireError(ErrorCode.InternalError, `subscribe ${publicUri}: ${errorText(err)}`);
-    }
-    if (peer.closed) this.unsubscribe(peer, server, uri);
+    if (connection !== undefined) this.dedicated.add(connection);
+    await this.subscriptions.subscribe(peer.id, server, connection, uri, publicUri);
+    if (peer.closed) this.subscriptions.unsubscribe(peer.id, server, connection, uri);
   }
 
   unsubscribe(peer: UpstreamPeer, server: string, uri: string): void {
-    const key = subKey(server, this.connectionFor(peer, server), uri);
-    const sub = this.subs.get(key);
-    if (sub && sub.peers.delete(peer.id) && sub.peers.size === 0) this.dropSubscription(key, sub);
+    this.subscriptions.unsubscribe(peer.id, server, this.connectionFor(peer, server), uri);
   }
 
   /** notifications/roots/list_changed from a session: passed to the connections it owns. */
@@ -277,7 +246,7 @@ export class Passthrough {
     const elicitationId = method === "elicitation/create" && req.params?.mode === "url" ? req.params.elicitationId : undefined;
     if (typeof elicitationId === "string") this.rememberUrlElicitation(`${key}\u0001${elicitationId}`, target.peer);
     const answer = this.forward(target, method, req.params, signal);
-    if (method === "roots/list") this.trackRoots(key, answer);
+    if (method === "roots/list") this.roots.track(key, answer);
     return answer;
   }
 
@@ -431,9 +400,7 @@ export class Passthrough {
 
   private relayUpdated(origin: ConnectionOrigin, params: Record<string, unknown>): void {
     if (typeof params.uri !== "string") return;
-    const sub = this.subs.get(subKey(origin.server, origin.connection, params.uri));
-    if (!sub) return;
-    for (const [peerId, publicUri] of sub.peers) {
+    for (const [peerId, publicUri] of this.subscriptions.holders(origin, params.uri)) {
       const peer = this.peers.get(peerId);
       if (peer) notify({ peer }, { method: "notifications/resources/updated", params: { ...params, uri: publicUri } });
     }
@@ -441,129 +408,31 @@ export class Passthrough {
 
   /** A connection (re)connected: its log level and subscriptions are set again. */
   private onConnected(origin: ConnectionOrigin): void {
-    const key = connKey(origin.server, origin.connection);
-    this.appliedLevels.delete(key);
-    void this.applyLevel(origin.server, origin.connection);
-    for (const sub of this.subs.values()) {
-      if (sub.server !== origin.server || sub.connection !== origin.connection) continue;
-      const opts = { ...(sub.connection !== undefined ? { connection: sub.connection } : {}), timeoutMs: this.config.connect_timeout };
-      void sub.ready
-        .then(() => this.supervisor.subscribeResource(sub.server, sub.uri, opts))
-        .catch((err: unknown) => this.warn(`${sub.server}: re-subscribing to ${sub.uri} after a reconnect failed: ${errorText(err)}`));
-    }
+    this.levels.reconnected(origin.server, origin.connection);
+    this.subscriptions.resubscribe(origin);
   }
 
   // ---- helpers --------------------------------------------------------------------------------
 
-  /** The most verbose level any session reaching this connection asked for. */
-  private desiredLevel(server: string, connection?: string): LoggingLevel | undefined {
-    const candidates =
-      connection !== undefined
-        ? [this.peers.get(connection)]
-        : [...this.peers.values()].filter((p) => p.view.scope.allowsServer(server) && this.connectionFor(p, server) === undefined);
-    let best: LoggingLevel | undefined;
-    for (const p of candidates) {
-      if (p?.level !== undefined && (best === undefined || severity(p.level) < severity(best))) best = p.level;
+  /** The sessions a connection serves: its owner, or every session in scope sharing it. */
+  private sessionsOf(server: string, connection?: string): UpstreamPeer[] {
+    if (connection !== undefined) {
+      const owner = this.peers.get(connection);
+      return owner ? [owner] : [];
     }
-    return best;
-  }
-
-  private async applyLevel(server: string, connection?: string): Promise<void> {
-    const snap = this.supervisor.connectionSnapshot(server, connection);
-    if (!snap?.connected || !snap.capabilities?.logging) return; // applied on connect instead
-    const level = this.desiredLevel(server, connection);
-    const key = connKey(server, connection);
-    if (level === undefined || this.appliedLevels.get(key) === level) return;
-    this.appliedLevels.set(key, level);
-    try {
-      await this.supervisor.setLoggingLevel(server, level, { ...(connection !== undefined ? { connection } : {}), timeoutMs: this.config.connect_timeout });
-    } catch (err) {
-      if (this.appliedLevels.get(key) === level) this.appliedLevels.delete(key);
-      this.warn(`${server}: logging/setLevel ${level} failed: ${errorText(err)}`);
-    }
-  }
-
-  private checkSubscribable(server: string, connection?: string): void {
-    const snap = this.supervisor.connectionSnapshot(server, connection);
-    if (snap?.connected && !snap.capabilities?.resources?.subscribe) {
-      throw new WireError(ErrorCode.MethodNotFound, `server "${server}" does not support resource subscriptions`);
-    }
-  }
-
-  private dropSubscription(key: string, sub: Subscription): void {
-    if (this.subs.get(key) !== sub) return;
-    this.subs.delete(key);
-    void sub.ready.then(
-      () => this.releaseDownstream(sub),
-      () => undefined,
-    );
-  }
-
-  private releaseDownstream(sub: Subscription): void {
-    sub.release?.();
-    sub.release = undefined;
-    const connection = sub.connection;
-    if (connection !== undefined && !this.peers.has(connection)) return; // that connection is closing
-    const snap = this.supervisor.connectionSnapshot(sub.server, connection);
-    if (!snap?.connected) return;
-    void this.supervisor
-      .unsubscribeResource(sub.server, sub.uri, { ...(connection !== undefined ? { connection } : {}), timeoutMs: this.config.connect_timeout })
-      .catch((err: unknown) => this.warn(`${sub.server}: unsubscribing from ${sub.uri} failed: ${errorText(err)}`));
-  }
-
-  private trackRoots(key: string, answer: Promise<unknown>): void {
-    let set = this.rootsPending.get(key);
-    if (!set) {
-      set = new Set();
-      this.rootsPending.set(key, set);
-    }
-    const mine = set;
-    const settled = answer.then(
-      () => undefined,
-      () => undefined,
-    );
-    mine.add(settled);
-    void settled.then(() => {
-      mine.delete(settled);
-      if (mine.size === 0 && this.rootsPending.get(key) === mine) this.rootsPending.delete(key);
-    });
-  }
-
-  /** Waits (bounded by connect_timeout) for the roots answers a connection is still waiting for. */
-  private async rootsSettled(key: string, signal?: AbortSignal): Promise<void> {
-    const set = this.rootsPending.get(key);
-    if (!set || set.size === 0) return;
-    await new Promise<void>((resolveWait) => {
-      const timer = setTimeout(done, this.config.connect_timeout);
-      timer.unref();
-      function done() {
-        clearTimeout(timer);
-        signal?.removeEventListener("abort", done);
-        resolveWait();
-      }
-      signal?.addEventListener("abort", done, { once: true });
-      void Promise.all([...set]).then(done);
-    });
+    return [...this.peers.values()].filter((p) => p.view.scope.allowsServer(server) && this.connectionFor(p, server) === undefined);
   }
 
   /** Closes a finished session's dedicated connections once nothing runs on them any more. */
   private closeDrained(peer: UpstreamPeer): void {
     if (!this.dedicated.has(peer.id)) return;
     for (const [key, list] of this.inflight) {
-      if (key.endsWith(`\u0000${peer.id}`) && list.length > 0) return;
+      if (ownedBy(key, peer.id) && list.length > 0) return;
     }
     this.dedicated.delete(peer.id);
-    for (const key of [...this.appliedLevels.keys()]) if (key.endsWith(`\u0000${peer.id}`)) this.appliedLevels.delete(key);
+    this.levels.forget(peer.id);
     void this.supervisor.closeConnections(peer.id);
   }
-}
-
-function connKey(server: string, connection?: string): string {
-  return connection === undefined ? server : `${server}\u0000${connection}`;
-}
-
-function subKey(server: string, connection: string | undefined, uri: string): string {
-  return `${connKey(server, connection)}\u0001${uri}`;
 }
 
 /** The peer, with the newest request of its in flight on the connection (messages ride its stream). */
@@ -580,11 +449,4 @@ function notify(target: Target, n: { method: string; params: Record<string, unkn
   const send = (related?: RequestId) =>
     target.peer.server.notification(n as Parameters<typeof target.peer.server.notification>[0], related !== undefined ? { relatedRequestId: related } : undefined);
   void send(target.related).catch(() => (target.related !== undefined ? send().catch(() => undefined) : undefined));
-}
-
-/** A pinned root: absolute path, `~`/`~/...`, or a file:// URI, as the roots/list entry. */
-export function rootOf(root: string): { uri: string; name?: string } {
-  if (root.startsWith("file://")) return { uri: root };
-  const path = root === "~" ? homedir() : root.startsWith("~/") ? resolve(homedir(), root.slice(2)) : resolve(root);
-  return { uri: pathToFileURL(path).href };
 }

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { ConfigError, parseConfigText } from "../../../src/config/index.js";
 import { missingCapability } from "../../../src/gateway/passthrough/capabilities.js";
 import { planMounts, type MountInput } from "../../../src/gateway/policy/mounts.js";
-import { rootOf } from "../../../src/gateway/passthrough/router.js";
+import { rootOf } from "../../../src/gateway/passthrough/roots.js";
 
 const prompt = (server: string, name: string, unprefixed: boolean): MountInput<string> => ({
   server,
