@@ -91,13 +91,9 @@ export function createSession(hub: Hub, view: AgentView): Session {
         : {}),
     };
     const name = req.params.name;
-    const mounted = view.toolMounts();
-    // A published downstream name wins over a management alias only when the plan let it
-    // (a bare name that would shadow a management tool is refused there).
-    if (!mounted.byPublished.has(name)) {
-      const management = managementToolFor(name);
-      if (management) return runManagementTool(management, ctx, req.params.arguments);
-    }
+    // No published downstream name is a management alias: the mount plan refuses those.
+    const management = managementToolFor(name);
+    if (management) return runManagementTool(management, ctx, req.params.arguments);
     return callMounted(ctx, name, req.params.arguments);
   });
 
