@@ -4,39 +4,13 @@
 // actions, enable/disable saved to the config file (comments kept) and applied to the running
 // daemon, and no secret in any page, API answer or log line.
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cookieOf, http, startDaemon, type Daemon } from "../helpers/daemon.js";
-import { doc, EVERYTHING, FIXTURES, MEMORY, runMcphub, tempHome, type TempHome } from "../helpers/gateway.js";
-
-const NOTES_KEY = "canary-notes-key-7f3a9c51";
-
-export function statusConfig(home: TempHome): string {
-  return `# status page test config: these comments must survive a disable from the page
-servers:
-  # the reference server
-  everything:
-    command: ${process.execPath}
-    args: [${EVERYTHING}, stdio]
-  memory:
-    command: ${process.execPath}   # keep me
-    args: [${MEMORY}]
-  notes:
-    command: ${process.execPath}
-    args: [${join(FIXTURES, "gated.mjs")}]
-    env:
-      GATE_FILE: ${join(home.dir, "gate")}
-      NOTES_API_KEY: ${NOTES_KEY}
-agents:
-  claude:
-    type: claude
-  codex:
-    servers: [memory]
-`;
-}
+import { doc, runMcphub, tempHome, type TempHome } from "../helpers/gateway.js";
+import { NOTES_KEY, statusConfig } from "../helpers/status.js";
 
 type Doc = {
   servers: { name: string; state: string; enabled: boolean; error?: string; stderr_line?: string; tools: number }[];

@@ -69,7 +69,7 @@ export interface StatusAgent {
   type?: string;
   mode?: string;
   disabled: boolean;
-  /** Servers in scope (enabled ones), or "all". */
+  /** Servers in scope (as configured, disabled ones included), or "all". */
   servers: string[] | "all";
   /** How many `server__tool` names the agent's allowlist has; absent = every tool. */
   allowed_tools?: number;
@@ -182,7 +182,8 @@ async function agentRows(src: StatusSources, viewer: Viewer, now: number): Promi
     let servers: string[] | "all" = "all";
     if (agent && !agent.disabled && key !== undefined) {
       const scope = new Scope(config, key);
-      if (!scope.isUnscoped) servers = scope.startableServers();
+      // As configured, disabled servers included: the Servers table says which are off.
+      if (!scope.isUnscoped) servers = Object.keys(config.servers).filter((n) => scope.allowsServer(n)).sort(byteOrder);
     }
     rows.push({
       name,

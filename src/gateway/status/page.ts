@@ -37,6 +37,7 @@ code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font
 svg.chart{display:block}
 svg.chart .b{fill:var(--bar)}svg.chart .e{fill:var(--bad)}svg.chart .p50{stroke:var(--bar);fill:none;stroke-width:1.5}
 svg.chart .p95{stroke:var(--warn);fill:none;stroke-width:1.5;stroke-dasharray:3 2}svg.chart .axis{stroke:var(--line)}
+svg.chart .dot.p50{fill:var(--bar);stroke:none}svg.chart .dot.p95{fill:var(--warn);stroke:none}
 button{font:inherit;font-size:.82rem;padding:.2rem .6rem;border-radius:6px;border:1px solid var(--line);background:var(--bg);color:var(--fg);cursor:pointer;margin:0 .25rem .25rem 0}
 button:hover{border-color:var(--muted)}button:disabled{opacity:.55;cursor:default}
 :focus-visible{outline:2px solid var(--focus);outline-offset:2px}
@@ -128,8 +129,9 @@ const SCRIPT = `
         if (v === null) continue;
         pts.push((j * step + step / 2).toFixed(1) + "," + (hgt - 1 - (v / max) * (hgt - 3)).toFixed(1));
       }
-      if (pts.length === 1) pts.push(pts[0]);
-      if (pts.length) el.appendChild(svg("polyline", { "class": k, points: pts.join(" ") }));
+      if (pts.length > 1) el.appendChild(svg("polyline", { "class": k, points: pts.join(" ") }));
+      // A lone minute has no line to draw: a dot shows it.
+      if (pts.length === 1) { var xy = pts[0].split(","); el.appendChild(svg("circle", { "class": k + " dot", cx: xy[0], cy: xy[1], r: 1.8 })); }
     });
     return el;
   }
@@ -151,7 +153,7 @@ const SCRIPT = `
       h("div", { cls: "cards" },
         card("Servers live", up + " / " + enabled + " enabled"),
         card("Calls, last hour", String(d.totals.calls), callsChart(d.totals, 160, 28, "All servers")),
-        card("Error rate", pct(d.totals.error_rate), h("div", { cls: "muted", text: d.totals.errors + " errors" })),
+        card("Error rate", pct(d.totals.error_rate), h("div", { cls: "muted", text: d.totals.errors + (d.totals.errors === 1 ? " error" : " errors") })),
         card("Latency p50 / p95", ms(d.totals.p50_ms) + " / " + ms(d.totals.p95_ms)),
         card("Vault", d.vault.available ? "available" : "unavailable",
           h("div", { cls: d.vault.available ? "muted" : "err", text: d.vault.available ? (d.vault.detail || "") : (d.vault.reason || "") }),
