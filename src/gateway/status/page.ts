@@ -325,55 +325,41 @@ export const PAGE_HTML = `<!doctype html>
 </html>
 `;
 
-/** The answer to a browser that is not signed in (no data, nothing to act on). */
-export const SIGN_IN_HTML = `<!doctype html>
+/** A small script-free page with one message (the three below). */
+function notePage(title: string, body: string, head = ""): string {
+  return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>mcphub: sign in needed</title>
+${head}<title>mcphub: ${title}</title>
 <style>${STYLE}</style>
 </head>
 <body>
 <main>
-<div class="note" role="alert">
+${body}
+</main>
+</body>
+</html>
+`;
+}
+
+/** The answer to a browser that is not signed in (no data, nothing to act on). */
+export const SIGN_IN_HTML = notePage(
+  "sign in needed",
+  `<div class="note" role="alert">
 <h1>Sign in needed</h1>
 <p>This mcphub daemon requires a sign-in. On this machine run <code>mcphub open</code> and open the link it prints (it works once, for two minutes).</p>
-</div>
-</main>
-</body>
-</html>
-`;
+</div>`,
+);
 
 /** After a link was redeemed: a same-origin hop to the clean URL, so the cookie is sent with it. */
-export const SIGNED_IN_HTML = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="refresh" content="0;url=/">
-<title>mcphub: signed in</title>
-<style>${STYLE}</style>
-</head>
-<body>
-<main><p>Signed in. <a href="/">Continue to the status page</a>.</p></main>
-</body>
-</html>
-`;
+export const SIGNED_IN_HTML = notePage("signed in", `<p>Signed in. <a href="/">Continue to the status page</a>.</p>`, `<meta http-equiv="refresh" content="0;url=/">\n`);
 
-export const LINK_INVALID_HTML = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>mcphub: link not valid</title>
-<style>${STYLE}</style>
-</head>
-<body>
-<main>
-<div class="note" role="alert">
+export const LINK_INVALID_HTML = notePage(
+  "link not valid",
+  `<div class="note" role="alert">
 <h1>This sign-in link is not valid</h1>
 <p>It was already used, it expired (links last two minutes), or it belongs to another mcphub data directory. Run <code>mcphub open</code> for a new one.</p>
-</div>
-</main>
-</body>
-</html>
-`;
+</div>`,
+);
