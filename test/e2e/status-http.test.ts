@@ -182,6 +182,7 @@ describe("status page with tokens", () => {
     for (const text of [raw, JSON.stringify(claude)]) {
       expect(text).not.toContain("stderr_line");
       expect(text).not.toContain("config_path");
+      expect(text).not.toContain(home.dir); // no paths of the operator's machine
       expect(text).not.toContain(NOTES_KEY);
     }
     const act = await http(`${daemon.base}/api/servers/memory/disable`, {

@@ -163,9 +163,12 @@ export async function buildStatus(src: StatusSources, viewer: Viewer): Promise<S
     servers,
     agents,
     totals,
-    vault: vaultProblem
-      ? { available: false, reason: vaultProblem }
-      : { available: true, ...(key ? { detail: `key from ${key.source}: ${key.detail}` } : {}), ...(key?.warning ? { warning: key.warning } : {}) },
+    // Where the key lives (paths, the data directory) is the operator's business.
+    vault: !operator
+      ? { available: !vaultProblem }
+      : vaultProblem
+        ? { available: false, reason: vaultProblem }
+        : { available: true, ...(key ? { detail: `key from ${key.source}: ${key.detail}` } : {}), ...(key?.warning ? { warning: key.warning } : {}) },
   };
 }
 
