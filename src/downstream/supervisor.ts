@@ -2,7 +2,7 @@
 // concurrently, publishes each as soon as it is ready, and tells listeners what changed.
 // The gateway never touches a transport: it asks the supervisor.
 import type { CallToolResult, CompleteRequest, CompleteResult, GetPromptResult, LoggingLevel, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
-import { isPerSession } from "../config/schema.js";
+import { isPerSession, type ServerConfig } from "../config/schema.js";
 import { DEFAULT_BACKOFF } from "./backoff.js";
 import { Downstream } from "./downstream.js";
 import { NotConnectedError, type CallOptions, type DownstreamSnapshot, type SupervisorOptions } from "./types.js";
@@ -18,22 +18,40 @@ export class Supervisor {
   private closing?: Promise<void>;
 
   constructor(private readonly opts: SupervisorOptions) {
-    const log = opts.log ?? (() => {});
-    for (const [name, cfg] of Object.entries(opts.servers)) {
-      this.downstreams.set(
-        name,
-        new Downstream(name, cfg, {
-          allServers: opts.servers,
-          clientInfo: opts.clientInfo,
-          secrets: opts.secrets,
-          connectTimeoutMs: opts.connectTimeoutMs,
-          backoff: opts.backoff ?? DEFAULT_BACKOFF,
-          log,
-          changed: (server) => this.changed(server),
-          ...(opts.hooks ? { hooks: opts.hooks } : {}),
-        }),
-      );
-    }
+    for (const [name, cfg] of Object.entries(opts.servers)) this.downstreams.set(name, this.create(name, cfg));
+  }
+
+  /** A connection to one server: the shared one, or one dedicated to a session's tag. */
+  private create(name: string, cfg: ServerConfig, connection?: string): Downstream {
+    return new Downstream(name, cfg, {
+      allServers: this.opts.servers,
+      clientInfo: this.opts.clientInfo,
+      secrets: this.opts.secrets,
+      connectTimeoutMs: this.opts.connectTimeoutMs,
+      backoff: this.opts.backoff ?? DEFAULT_BACKOFF,
+      log: this.opts.log ?? (() => {}),
+      // The catalogue follows the shared connection; a dedicated one changes nothing visible.
+      changed: connection === undefined ? (server) => this.changed(server) : () => {},
+      ...(this.opts.hooks ? { hooks: this.opts.hooks } : {}),
+      ...(connection !== undefined ? { connection } : {}),
+    });
+  }
+
+  /**
+   * Puts a new config in place for one server (enable/disable from the status page): the old
+   * connection is closed and its process tree stopped; the new one is not started (call start).
+   */
+  async replace(name: string, cfg: ServerConfig): Promise<void> {
+    if (this.closed) throw new Error("the supervisor is closed");
+    const old = this.get(name);
+    this.downstreams.set(name, this.create(name, cfg));
+    this.changed(name);
+    await old.close();
+  }
+
+  /** Drops and re-opens one server's connection at once (see Downstream.reconnect). */
+  reconnect(name: string): void {
+    this.get(name).reconnect();
   }
 
   /**
@@ -168,18 +186,7 @@ export class Supervisor {
     }
     let d = mine.get(name);
     if (!d) {
-      d = new Downstream(name, shared.cfg, {
-        allServers: this.opts.servers,
-        clientInfo: this.opts.clientInfo,
-        secrets: this.opts.secrets,
-        connectTimeoutMs: this.opts.connectTimeoutMs,
-        backoff: this.opts.backoff ?? DEFAULT_BACKOFF,
-        log: this.opts.log ?? (() => {}),
-        // The catalogue follows the shared connection; a dedicated one changes nothing visible.
-        changed: () => {},
-        ...(this.opts.hooks ? { hooks: this.opts.hooks } : {}),
-        connection: tag,
-      });
+      d = this.create(name, shared.cfg, tag);
       mine.set(name, d);
       d.start();
     }
