@@ -46,7 +46,14 @@ export class Supervisor {
     const old = this.get(name);
     this.downstreams.set(name, this.create(name, cfg));
     this.changed(name);
-    await old.close();
+    // Sessions' own connections follow the new config too: they reopen on their next request.
+    const dedicated: Downstream[] = [];
+    for (const mine of this.dedicated.values()) {
+      const d = mine.get(name);
+      if (d) dedicated.push(d);
+      mine.delete(name);
+    }
+    await Promise.all([old.close(), ...dedicated.map((d) => d.close())]);
   }
 
   /** Drops and re-opens one server's connection at once (see Downstream.reconnect). */
