@@ -194,6 +194,7 @@ export const configSchema = z
     response_budget: byteSizeSchema.default(32 * 1024),
     verbatim: z.boolean().default(false),
     listen: z.string().describe('HOST:PORT such as "127.0.0.1:9820"').optional(),
+    http_transport: z.enum(["lean", "sdk"], { message: 'http_transport must be "lean" or "sdk"' }).default("lean"),
     result_retention: durationSchema.default(24 * 3_600_000),
     management_tool_names: z
       .enum(["prefixed", "clean"], { message: 'management_tool_names must be "prefixed" (mcphub_*) or "clean"' })
