@@ -27,7 +27,7 @@ export async function serveStdio(opts: ServeOptions): Promise<void> {
   }
   const session = createSession(hub, view);
   const transport = new StdioServerTransport();
-  await session.server.connect(transport);
+  await session.connect(transport);
   hub.start();
 
   await new Promise<void>((resolve) => {
