@@ -1,6 +1,6 @@
 // The daemon's cost per call against its peers, side by side in one run.
-//   npx tsx bench/daemon.ts [--calls 2000] [--rounds 3] [--concurrency 16] [--only peer,lean,...]
-//                           [--profile DIR] [--agents-rounds 2] [--no-agents]
+//   npx tsx bench/daemon.ts [--calls 2000] [--rounds 3] [--concurrency 16] [--warmup 4000]
+//                           [--only peer,lean,...] [--profile DIR] [--agents-rounds 2] [--no-agents]
 // One `echo` tool (test/fixtures/echo.mjs over stdio) behind each server, called with the SDK
 // client from this process, sequentially and with CONCURRENCY calls in flight:
 //   peer     mcp-hub@4.2.1 over SSE (installed by this script with npm into a temp folder)
@@ -8,12 +8,14 @@
 //   raw      a raw JSON server with no downstream and no MCP library: the client's ceiling
 //   sdk      `mcphub up` with `http_transport: sdk`
 //   lean     `mcphub up` with the lean transport (the default)
-// Each round drives every server in turn, the order reversed every other round, and reports
+// Every server first gets WARMUP calls (its JIT settles; a daemon runs warm). Each round then
+// drives every server in turn, the order reversed every other round, and reports
 // calls/s, p50/p99 and the server process's own CPU per call (utime+stime from /proc/PID/stat,
 // the server alone, not its downstream or this client). Medians over rounds, with the range.
 // Then 8 agents through one daemon vs 8 stdio gateways (bench/agents.ts, rounds alternating).
 // --profile DIR writes V8 CPU profiles of both mcphub daemons there.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { setMaxListeners } from "node:events";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -39,11 +41,15 @@ const option = (name: string) => {
 const CALLS = flag("calls", 2000);
 const ROUNDS = flag("rounds", 3);
 const CONCURRENCY = flag("concurrency", 16);
-const WARMUP = 200;
+const WARMUP = flag("warmup", 4000);
 const ONLY = option("only")?.split(",");
 const PROFILE_DIR = option("profile") ? resolve(option("profile") as string) : undefined;
 const AGENT_ROUNDS = flag("agents-rounds", 2);
 const CLK_TCK = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+
+// The SDK's HTTP client hands one AbortSignal to every fetch, and undici lets go of its listener
+// only when the request is collected: thousands of calls trip the leak warning. Not a leak here.
+setMaxListeners(0);
 
 const home = mkdtempSync(join(tmpdir(), "mcphub-bench-daemon-"));
 const env: Record<string, string> = {
@@ -182,9 +188,20 @@ interface Sample {
 
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
 
+const callOf = (t: Target) => (i: number) => t.client.callTool({ name: t.tool, arguments: { message: `hello ${i}` } }) as Promise<{ isError?: boolean; content?: { text?: string }[] }>;
+
+/** Runs every server's hot path until V8 has optimized it (a daemon runs warm), before any timing. */
+async function warmUp(t: Target): Promise<void> {
+  const call = callOf(t);
+  let next = 0;
+  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+    while (next < WARMUP) await call(next++);
+  }));
+  for (let i = 0; i < WARMUP / 10; i++) await call(i);
+}
+
 async function measure(t: Target, concurrency: number): Promise<Sample> {
-  const call = (i: number) => t.client.callTool({ name: t.tool, arguments: { message: `hello ${i}` } }) as Promise<{ isError?: boolean; content?: { text?: string }[] }>;
-  for (let i = 0; i < WARMUP; i++) await call(i);
+  const call = callOf(t);
   const lat: number[] = [];
   let next = 0;
   let wrong = 0;
@@ -232,6 +249,8 @@ async function main() {
   const targets: Target[] = [];
   for (const [key, make] of makers) if (!ONLY || ONLY.includes(key)) targets.push(await make());
   const modes = [1, CONCURRENCY];
+  for (const t of targets) await warmUp(t);
+  process.stderr.write(`warmed up (${WARMUP} calls each)\n`);
   const samples = new Map<string, Sample[]>();
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? targets : [...targets].reverse();

@@ -13,6 +13,32 @@ import { SseStream } from "./sse.js";
 
 /** A request still unanswered after this long gets its SSE stream (keep-alives, resumability). */
 export const STREAM_AFTER_MS = 1_000;
+/** How often waiting JSON answers are checked against STREAM_AFTER_MS. */
+const SWEEP_MS = 250;
+
+// Exchanges still waiting to answer as JSON, checked together by one interval, so that a request
+// costs no timer of its own (a timer per request showed in the profile). The interval stops after
+// a sweep that finds nothing waiting.
+const waiting = new Set<Exchange>();
+let sweeper: NodeJS.Timeout | undefined;
+
+function sweep(): void {
+  if (waiting.size === 0) {
+    clearInterval(sweeper);
+    sweeper = undefined;
+    return;
+  }
+  const due = performance.now() - STREAM_AFTER_MS;
+  for (const ex of waiting) if (ex.since <= due) ex.slow();
+}
+
+function watch(ex: Exchange): void {
+  waiting.add(ex);
+  if (!sweeper) {
+    sweeper = setInterval(sweep, SWEEP_MS);
+    sweeper.unref();
+  }
+}
 
 /** What an exchange needs from its session's transport. */
 export interface ExchangeHost {
@@ -34,8 +60,9 @@ export class Exchange {
   private sse: SseStream | undefined;
   /** Event-log key, once streaming. */
   private stream: string | undefined;
-  private timer: NodeJS.Timeout | undefined;
   private done = false;
+  /** When the request arrived (performance.now()). */
+  readonly since = performance.now();
 
   constructor(
     private readonly host: ExchangeHost,
@@ -47,7 +74,7 @@ export class Exchange {
     this.res = res;
     res.once("close", () => this.detached(res));
     if (streamNow) this.upgrade();
-    else this.timer = setTimeout(() => this.upgrade(), STREAM_AFTER_MS);
+    else watch(this);
   }
 
   /** A message for this exchange: an answer (`answerTo` set) or something sent along with it. */
@@ -88,11 +115,16 @@ export class Exchange {
     for (const e of this.host.events.after(stream, after)) sse.send(e.data, e.id);
   }
 
+  /** Still unanswered after STREAM_AFTER_MS. */
+  slow(): void {
+    this.upgrade();
+  }
+
   /** The session is closing: a pending JSON answer becomes a 404 (as for any closed session). */
   abort(): void {
     if (this.done) return;
     this.done = true;
-    clearTimeout(this.timer);
+    waiting.delete(this);
     if (this.res && !this.res.destroyed) refuseWith(this.res, "sessionNotFound");
     this.res = undefined;
     this.sse?.end();
@@ -102,12 +134,12 @@ export class Exchange {
     if (this.done || this.res !== res) return;
     // Still JSON: the answers that come are dropped. A stream keeps logging for a resume.
     this.res = undefined;
-    clearTimeout(this.timer);
+    waiting.delete(this);
   }
 
   private upgrade(): void {
     if (this.stream !== undefined || this.done) return;
-    clearTimeout(this.timer);
+    waiting.delete(this);
     const res = this.res;
     if (!res) return;
     this.res = undefined;
@@ -158,7 +190,7 @@ export class Exchange {
 
   private settle(): void {
     this.done = true;
-    clearTimeout(this.timer);
+    waiting.delete(this);
     this.host.settled(this, this.stream);
   }
 }
