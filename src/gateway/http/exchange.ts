@@ -7,6 +7,7 @@
 // event ids in the session's log, can be resumed after a broken connection.
 import type { ServerResponse } from "node:http";
 import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
+import { jsonTextOf } from "../../util/json-stream.js";
 import type { EventLog } from "./events.js";
 import { refuseWith } from "./replies.js";
 import { SseStream } from "./sse.js";
@@ -173,7 +174,7 @@ export class Exchange {
     }
     // Every request was cancelled: nothing to answer, and the POST must still end.
     if (list.length === 0) res.writeHead(202).end();
-    else res.writeHead(200, this.host.jsonHeaders).end(JSON.stringify(list.length === 1 ? list[0] : list));
+    else res.writeHead(200, this.host.jsonHeaders).end(list.length === 1 ? messageText(list[0] as JSONRPCMessage) : JSON.stringify(list));
   }
 
   private finish(): void {
@@ -194,3 +195,15 @@ export class Exchange {
     this.host.settled(this, this.stream);
   }
 }
+
+/** The JSON text of an answer, reusing its result's text when it was measured (call.ts). */
+function messageText(m: JSONRPCMessage): string {
+  const result = (m as { result?: unknown }).result;
+  const text = result !== null && typeof result === "object" ? jsonTextOf(result) : undefined;
+  // Same key order as JSON.stringify({jsonrpc, id, result}), the order the answer is built in.
+  if (text !== undefined && Object.keys(m).join() === "jsonrpc,id,result") {
+    return `{"jsonrpc":"2.0","id":${JSON.stringify((m as { id: unknown }).id)},"result":${text}}`;
+  }
+  return JSON.stringify(m);
+}
+
