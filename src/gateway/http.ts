@@ -11,6 +11,7 @@ import type { ListenAddress } from "../config/schema.js";
 import { CliError, type CliIO } from "../cli/context.js";
 import { errorText } from "../util/errors.js";
 import { Hub } from "./hub.js";
+import { guardTransport } from "./rpc-guard.js";
 import { createSession, type Session } from "./session.js";
 import type { ServeOptions } from "./stdio.js";
 import { TokenStore } from "./tokens.js";
@@ -142,6 +143,7 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
       session.dispose();
     };
     await session.server.connect(transport);
+    guardTransport(transport);
     await transport.handleRequest(req, res, body);
   }
 
