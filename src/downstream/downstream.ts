@@ -25,6 +25,7 @@ export interface DownstreamDeps {
   secrets?: SecretResolver;
   connectTimeoutMs: number;
   backoff: BackoffPolicy;
+  maxMessageBytes?: number;
   log: (level: "info" | "warn" | "error", msg: string) => void;
   /** Something visible changed (state, lists, error). */
   changed: (server: string) => void;
@@ -206,6 +207,7 @@ export class Downstream {
           secrets: this.deps.secrets,
           timeoutMs: this.deps.connectTimeoutMs,
           signal: this.shutdown.signal,
+          ...(this.deps.maxMessageBytes !== undefined ? { maxMessageBytes: this.deps.maxMessageBytes } : {}),
           onListChanged: (kind) => this.onListChanged(token, kind),
           onClose: () => this.onTransportClosed(token),
         });

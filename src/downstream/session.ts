@@ -38,6 +38,8 @@ export interface OpenSessionOptions {
   parentEnv?: NodeJS.ProcessEnv;
   /** Aborts the attempt (supervisor shutdown); the child, if any, is killed. */
   signal?: AbortSignal;
+  /** Largest JSON-RPC line accepted from a stdio server (max_downstream_message_size). */
+  maxMessageBytes?: number;
 }
 
 const MAX_LIST_PAGES = 200;
@@ -130,6 +132,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
         args: cfg.args ?? [],
         env,
         cwd: resolveChildCwd(cfg.cwd),
+        ...(opts.maxMessageBytes !== undefined ? { maxMessageBytes: opts.maxMessageBytes } : {}),
       });
       transport = stdio;
     }

@@ -12,6 +12,8 @@ import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/
 import { LARGE_MESSAGE_CHARS, releaseMemory } from "../util/memory.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { TopLevelIdScanner } from "../util/json-id-scan.js";
+import { formatBytes } from "../util/units.js";
 import { TailBuffer } from "./stderr-tail.js";
 
 export interface StdioParams {
@@ -27,8 +29,8 @@ export interface StdioParams {
 
 const DEFAULT_KILL_GRACE_MS = 2000;
 // A bound against a runaway server, far above any real result (results over the response budget
-// are stored in the vault, so a large one must still arrive whole).
-const DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024 * 1024;
+// are stored in the vault, so a large one must still arrive whole), and below V8's string limit.
+const DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
 /** Decoded parts are joined into one large string every this many bytes (see `runs`). */
 const RUN_BYTES = 8 * 1024 * 1024;
 /** After the child exits, how long to wait for stdout to drain before reporting the close. */
@@ -147,6 +149,8 @@ export class ProcessGroupStdioTransport implements Transport {
   private draining = false;
   private reaping?: Promise<void>;
   private exitInfo?: { code: number | null; signal: NodeJS.Signals | null };
+  /** Set while the rest of an oversized line is being skipped. */
+  private skipping?: { scanner: TopLevelIdScanner; bytes: number };
 
   constructor(private readonly params: StdioParams) {
   }
@@ -243,6 +247,16 @@ export class ProcessGroupStdioTransport implements Transport {
     let start = 0;
     for (;;) {
       const nl = chunk.indexOf(0x0a, start);
+      if (this.skipping) {
+        // The rest of an oversized line: only its top-level id is kept, never its bytes.
+        const piece = chunk.subarray(start, nl === -1 ? chunk.length : nl);
+        this.skipping.scanner.feed(piece);
+        this.skipping.bytes += piece.length;
+        if (nl === -1) break;
+        this.endSkippedLine(max);
+        start = nl + 1;
+        continue;
+      }
       if (nl === -1) {
         if (start < chunk.length) {
           this.parts.push(this.decoder.write(chunk.subarray(start)));
@@ -254,16 +268,49 @@ export class ProcessGroupStdioTransport implements Transport {
             this.runBytes = 0;
           }
         }
-        if (this.partBytes > max) {
-          this.onerror?.(new Error(`stdio server sent a message larger than ${max} bytes`));
-          this.shutdown();
-        }
+        if (this.partBytes > max) this.startSkipping();
         break;
       }
       this.completeLine(this.decoder.write(chunk.subarray(start, nl)) + this.decoder.end());
       start = nl + 1;
     }
     this.drain();
+  }
+
+  /** The line being received is over the limit: drop what was kept and skip to its end. */
+  private startSkipping(): void {
+    const scanner = new TopLevelIdScanner();
+    for (const text of [...this.runs, ...this.parts]) scanner.feed(Buffer.from(text, "utf8"));
+    this.skipping = { scanner, bytes: this.partBytes };
+    this.parts = [];
+    this.runs = [];
+    this.partBytes = 0;
+    this.runBytes = 0;
+    this.decoder = new StringDecoder("utf8");
+    releaseMemory();
+  }
+
+  /**
+   * An oversized line has ended. A response fails its own request with an error naming the limit
+   * (the session and every other call carry on); anything else is reported and dropped.
+   */
+  private endSkippedLine(max: number): void {
+    const skipped = this.skipping;
+    this.skipping = undefined;
+    if (!skipped) return;
+    const head = skipped.scanner.result();
+    const what = `a ${formatBytes(skipped.bytes)} message, larger than max_downstream_message_size (${formatBytes(max)})`;
+    if (!head.hasMethod && head.id !== null) {
+      this.lines.push(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: head.id,
+          error: { code: -32603, message: `the server answered with ${what}; the answer was dropped (the request may have taken effect)` },
+        }),
+      );
+    } else {
+      this.onerror?.(new Error(`the stdio server sent ${what}; it was dropped`));
+    }
   }
 
   /**
@@ -372,6 +419,7 @@ export class ProcessGroupStdioTransport implements Transport {
     this.runs = [];
     this.partBytes = 0;
     this.runBytes = 0;
+    this.skipping = undefined;
     this.decoder = new StringDecoder("utf8");
     this.onclose?.();
   }

@@ -25,6 +25,7 @@ export class Supervisor {
           secrets: opts.secrets,
           connectTimeoutMs: opts.connectTimeoutMs,
           backoff: opts.backoff ?? DEFAULT_BACKOFF,
+          ...(opts.maxMessageBytes !== undefined ? { maxMessageBytes: opts.maxMessageBytes } : {}),
           log,
           changed: (server) => this.changed(server),
         }),

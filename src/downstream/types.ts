@@ -102,4 +102,6 @@ export interface SupervisorOptions {
   log?: (level: "info" | "warn" | "error", msg: string) => void;
   /** Reconnect backoff; defaults to 500ms → 30s with full jitter. */
   backoff?: { initialMs: number; maxMs: number };
+  /** Largest JSON-RPC line accepted from a stdio server; longer answers fail their own call. */
+  maxMessageBytes?: number;
 }
