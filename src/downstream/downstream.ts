@@ -6,6 +6,7 @@ import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.j
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Prompt, Resource, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ServerConfig } from "../config/schema.js";
+import { formatDuration } from "../util/units.js";
 import { backoffDelay, type BackoffPolicy } from "./backoff.js";
 import { sanitizeLine, sanitizeText, sensitiveEnvValues } from "./sanitize.js";
 import { ConnectError, errorText, listAllOf, openSession, type ListKind, type Session } from "./session.js";
@@ -368,26 +369,37 @@ export class Downstream {
       req.timeout = opts.timeoutMs;
       req.maxTotalTimeout = opts.timeoutMs;
     } else {
-      req.timeout = DEFAULT_IDLE_TIMEOUT_MS;
+      req.timeout = opts.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
       req.resetTimeoutOnProgress = true;
+      if (opts.maxTotalMs !== undefined) req.maxTotalTimeout = opts.maxTotalMs;
     }
+    // Always ask for progress: it is what keeps a long call inside its idle timeout, whether or
+    // not the caller wants to see it.
     const onProgress = opts.onProgress;
-    if (onProgress) {
-      req.onprogress = (p) => {
-        const out: { progress: number; total?: number; message?: string } = { progress: p.progress };
-        if (p.total !== undefined) out.total = p.total;
-        if (p.message !== undefined) out.message = p.message;
-        onProgress(out);
-      };
-    }
+    req.onprogress = (p) => {
+      if (!onProgress) return;
+      const out: { progress: number; total?: number; message?: string } = { progress: p.progress };
+      if (p.total !== undefined) out.total = p.total;
+      if (p.message !== undefined) out.message = p.message;
+      onProgress(out);
+    };
     try {
       return await send(s.client, req);
     } catch (err) {
-      throw this.classify(err, s, label, opts.signal);
+      throw this.classify(err, s, label, opts);
     }
   }
 
-  private classify(err: unknown, s: Session, label: string, signal: AbortSignal | undefined): Error {
+  /** Which limit a timed-out call ran into, in the words of the config. */
+  private timeoutDetail(err: McpError, opts: CallOptions): string {
+    if (opts.timeoutMs !== undefined) return `no answer within its timeout of ${formatDuration(opts.timeoutMs)}`;
+    const total = (err.data as { maxTotalTimeout?: unknown } | undefined)?.maxTotalTimeout;
+    if (typeof total === "number") return `it ran past call_timeout (${formatDuration(total)})`;
+    return `no answer and no progress for ${formatDuration(opts.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS)} (call_idle_timeout)`;
+  }
+
+  private classify(err: unknown, s: Session, label: string, opts: CallOptions): Error {
+    const signal = opts.signal;
     const detail = this.clean(errorText(err), s);
     if (this.closed) return new OutcomeUnknownError(this.name, label, "transport", detail, true);
     if (signal?.aborted) {
@@ -399,7 +411,7 @@ export class Downstream {
         // The SDK sent notifications/cancelled downstream, and the connection itself is healthy.
         // Restarting it would fail every other in-flight call on a shared server, so one slow
         // call only costs its own outcome (unknown, never replayed).
-        return new OutcomeUnknownError(this.name, label, "timeout", detail);
+        return new OutcomeUnknownError(this.name, label, "timeout", this.timeoutDetail(err, opts));
       }
       // The downstream answered with a JSON-RPC error: a definite outcome, pass it on.
       return err;

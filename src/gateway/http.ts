@@ -11,6 +11,8 @@ import type { ListenAddress } from "../config/schema.js";
 import { CliError, type CliIO } from "../cli/context.js";
 import { errorText } from "../util/errors.js";
 import { Hub } from "./hub.js";
+import { healthReport } from "./health.js";
+import { SessionTable } from "./http-sessions.js";
 import { guardTransport } from "./rpc-guard.js";
 import { createSession, type Session } from "./session.js";
 import type { ServeOptions } from "./stdio.js";
@@ -26,7 +28,7 @@ export interface HttpOptions extends ServeOptions {
 interface LiveSession {
   session: Session;
   transport: StreamableHTTPServerTransport;
-  agent: string | undefined;
+  close(): Promise<void>;
 }
 
 export interface HttpGateway {
@@ -57,7 +59,7 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
     await hub.close();
     throw err;
   }
-  const sessions = new Map<string, LiveSession>();
+  const sessions = new SessionTable<LiveSession>({ idleMs: opts.config.session_idle_timeout, perAgent: opts.config.max_sessions_per_agent });
   let inFlight = 0;
   let draining = false;
   let idle: (() => void) | undefined;
@@ -96,7 +98,8 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
     }
     const path = (req.url ?? "/").split("?")[0];
     if (path === "/healthz") {
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ status: "ok" }));
+      const health = healthReport(hub, sessions.size, draining);
+      res.writeHead(draining ? 503 : 200, { "content-type": "application/json" }).end(JSON.stringify(health));
       return;
     }
     if (path !== "/mcp" && path !== "/") return reply(res, 404, "not found; the MCP endpoint is /mcp");
@@ -118,7 +121,9 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
       const live = sessions.get(sessionId);
       if (!live) return reply(res, 404, "unknown or expired session; initialize a new one");
       if (live.agent !== agent) return reply(res, 403, "this session belongs to another agent");
-      return live.transport.handleRequest(req, res);
+      // A request (or the GET stream) keeps the session from expiring until its response ends.
+      res.once("close", sessions.activity(sessionId));
+      return live.value.transport.handleRequest(req, res);
     }
     if (req.method !== "POST") return reply(res, 400, "no session: start with an initialize POST");
     const body = await readJson(req);
@@ -131,11 +136,22 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
     } catch (err) {
       return reply(res, 403, errorText(err));
     }
+    if (!(await sessions.admit(agent))) {
+      const cap = opts.config.max_sessions_per_agent;
+      return reply(res, 429, `too many open sessions for ${agent === undefined ? "this gateway" : `agent "${agent}"`} (${cap}, all busy); close one (DELETE) or retry later`);
+    }
     const session = createSession(hub, view);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        sessions.set(id, { session, transport, agent });
+        sessions.add(id, agent, {
+          session,
+          transport,
+          close: async () => {
+            session.dispose();
+            await transport.close();
+          },
+        });
       },
     });
     transport.onclose = () => {
@@ -154,6 +170,7 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
     server.listen(opts.listen.port, opts.listen.host, () => resolve());
   });
   hub.start();
+  sessions.start();
   const port = (server.address() as AddressInfo).port;
   const shownHost = opts.listen.host.includes(":") ? `[${opts.listen.host}]` : opts.listen.host;
 
@@ -162,19 +179,18 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
     closing ??= (async () => {
       draining = true;
       server.close();
+      // In-flight calls fail at once ("the gateway is shutting down"; nothing is retried) and
+      // their answers still reach the waiting clients: the drain below waits for those answers.
+      const hubClosed = hub.close();
       if (inFlight > 0) {
         await new Promise<void>((resolve) => {
           idle = resolve;
           setTimeout(resolve, opts.drainMs ?? 10_000).unref();
         });
       }
-      for (const live of sessions.values()) {
-        live.session.dispose();
-        await live.transport.close().catch(() => undefined);
-      }
-      sessions.clear();
+      await sessions.closeAll();
       server.closeAllConnections();
-      await hub.close();
+      await hubClosed;
     })();
     return closing;
   };
@@ -196,7 +212,7 @@ export async function serveHttp(opts: HttpOptions): Promise<void> {
   });
   await new Promise<void>((resolve) => {
     const stop = () => {
-      say("mcphub: draining in-flight calls, then stopping");
+      say("mcphub: stopping: in-flight calls are answered with an error, then drained");
       void gw.close().finally(resolve);
     };
     process.once("SIGTERM", stop);
