@@ -6,6 +6,7 @@ import YAML from "yaml";
 import { parse as parseToml, TomlError } from "smol-toml";
 import { configSchema, type Config } from "./schema.js";
 import { ConfigError, issuesFromZod } from "./errors.js";
+import { bareMaps, reservedKeyIssues } from "./reserved-keys.js";
 import { displayPath, homeDir, resolveConfigPath, type ConfigFormat } from "./paths.js";
 
 export interface LoadedConfig {
@@ -45,9 +46,12 @@ export function parseConfigText(text: string, format: ConfigFormat, file?: strin
 /** Checks plain data against the schema and applies defaults. */
 export function validateConfig(raw: unknown, file?: string): Config {
   const input = raw ?? {};
+  // Checked first: zod's records would drop such a key without a word.
+  const reserved = reservedKeyIssues(input);
+  if (reserved.length > 0) throw new ConfigError(reserved, file);
   const result = configSchema.safeParse(input);
   if (!result.success) throw new ConfigError(issuesFromZod(result.error, configSchema, input), file);
-  return result.data;
+  return bareMaps(result.data);
 }
 
 export function missingConfig(path: string): ConfigError {

@@ -20,6 +20,7 @@ import { buildChildEnv, resolveChildCwd } from "./child-env.js";
 import { SENSITIVE_NAME_RE, sanitizeLine, sanitizeText, sensitiveEnvValues, summarizeStartupStderr } from "./sanitize.js";
 import { ProcessGroupStdioTransport } from "./stdio-transport.js";
 import { LockedError, type SecretResolver } from "./types.js";
+import { collapseMcpPrefix } from "../util/errors.js";
 
 export type ListKind = "tools" | "resources" | "prompts";
 
@@ -207,7 +208,7 @@ export function errorText(err: unknown): string {
     const cause = (err as { cause?: unknown }).cause;
     // fetch() hides the useful part ("ECONNREFUSED") in cause.
     if (err.message === "fetch failed" && cause instanceof Error) return `${err.message}: ${cause.message}`;
-    return err.message || err.name;
+    return collapseMcpPrefix(err.message || err.name);
   }
   return String(err);
 }
