@@ -27,6 +27,13 @@ const planSchema = z.object({
   /** The agent's owned set before this plan was written, restored by rollback. */
   owned_before: z.array(z.string()).default([]),
   owned_path_before: z.string().nullable().default(null),
+  /** The harness type, to read the file again at rollback time. */
+  type: z.string().optional(),
+  /** SHA-256 of the bytes this plan wrote, and of each MCP entry in them: a rollback compares. */
+  written_sha256: z.string().optional(),
+  written_entries: z.record(z.string(), z.string()).optional(),
+  /** Set once the plan was rolled back: a second rollback would overwrite later changes. */
+  rolled_back: z.object({ at: z.string(), saved: z.string().nullable() }).optional(),
 });
 
 const stateSchema = z.object({
