@@ -5,7 +5,7 @@
 //  - onclose fires as soon as the child exits (not when every inherited pipe closes, which a
 //    grandchild holding stdout could delay forever), so in-flight calls fail at once.
 // Framing reuses the SDK's deserializeMessage/serializeMessage so the wire format stays the SDK's.
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
 import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
@@ -14,6 +14,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { TopLevelIdScanner } from "../util/json-id-scan.js";
 import { formatBytes } from "../util/units.js";
+import { planSpawn, type SpawnPlan } from "./spawn-plan.js";
 import { TailBuffer } from "./stderr-tail.js";
 
 export interface StdioParams {
@@ -37,17 +38,37 @@ const RUN_BYTES = 8 * 1024 * 1024;
 const EXIT_DRAIN_MS = 100;
 const GROUP_POLL_MS = 25;
 
-// Process groups still alive, so a gateway that exits abruptly kills them synchronously.
+// Process groups (Windows: process trees) still alive, so a gateway that exits abruptly kills
+// them synchronously.
 const liveGroups = new Set<number>();
+const liveTrees = new Set<number>();
 let exitHookInstalled = false;
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on("exit", () => {
+    for (const g of liveGroups) signalGroup(g, "SIGKILL");
+    for (const pid of liveTrees) spawnSync("taskkill", ["/pid", String(pid), "/T", "/F"], { stdio: "ignore", windowsHide: true });
+  });
+}
 function trackGroup(pgid: number): void {
   liveGroups.add(pgid);
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
-    process.on("exit", () => {
-      for (const g of liveGroups) signalGroup(g, "SIGKILL");
+  installExitHook();
+}
+
+/** Windows: no process groups; `taskkill /T /F` ends the process and everything it started. */
+async function killWindowsTree(pid: number): Promise<void> {
+  liveTrees.delete(pid);
+  await new Promise<void>((resolve) => {
+    const tk = spawn("taskkill", ["/pid", String(pid), "/T", "/F"], { stdio: "ignore", windowsHide: true });
+    const timer = setTimeout(resolve, 5000);
+    timer.unref();
+    tk.once("error", () => resolve());
+    tk.once("exit", () => {
+      clearTimeout(timer);
+      resolve();
     });
-  }
+  });
 }
 
 function signalGroup(pgid: number, signal: NodeJS.Signals): void {
@@ -151,6 +172,7 @@ export class ProcessGroupStdioTransport implements Transport {
   private exitInfo?: { code: number | null; signal: NodeJS.Signals | null };
   /** Set while the rest of an oversized line is being skipped. */
   private skipping?: { scanner: TopLevelIdScanner; bytes: number };
+  private plan?: SpawnPlan;
 
   constructor(private readonly params: StdioParams) {
   }
@@ -169,20 +191,29 @@ export class ProcessGroupStdioTransport implements Transport {
 
   start(): Promise<void> {
     if (this.child) throw new Error("stdio transport already started");
+    const plan = planSpawn({ command: this.params.command, args: this.params.args, platform: process.platform, env: this.params.env, ...(this.params.cwd ? { cwd: this.params.cwd } : {}) });
+    this.plan = plan;
     return new Promise((resolve, reject) => {
       let spawned = false;
-      const child = spawn(this.params.command, this.params.args, {
+      const child = spawn(plan.file, plan.args, {
         env: this.params.env,
         cwd: this.params.cwd,
         stdio: ["pipe", "pipe", "pipe"],
-        detached: true, // own process group: close() can signal the whole tree
+        detached: plan.detached, // POSIX: own process group, so close() can signal the whole tree
         shell: false,
         windowsHide: true,
+        windowsVerbatimArguments: plan.windowsVerbatimArguments,
       });
       this.child = child;
       child.once("spawn", () => {
         spawned = true;
-        if (child.pid !== undefined) trackGroup(child.pid);
+        if (child.pid !== undefined) {
+          if (plan.kill === "process-group") trackGroup(child.pid);
+          else {
+            liveTrees.add(child.pid);
+            installExitHook();
+          }
+        }
         resolve();
       });
       child.on("error", (err) => {
@@ -398,7 +429,8 @@ export class ProcessGroupStdioTransport implements Transport {
       } catch {
         // ignore: the pipe may already be broken
       }
-      this.reaping = killProcessGroup(child.pid, this.params.killGraceMs ?? DEFAULT_KILL_GRACE_MS)
+      const ended = this.plan?.kill === "taskkill" ? killWindowsTree(child.pid) : killProcessGroup(child.pid, this.params.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
+      this.reaping = ended
         // Node reaps the leader right after; wait for that so `exit` is known after close().
         .then(() => this.exitedWithin(1000))
         // The last stderr lines often explain a failed start; give them a moment to arrive.
