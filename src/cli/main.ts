@@ -2,6 +2,7 @@
 // command (src/cli/commands/*.ts, each exporting `register`) and turns every failure into one
 // readable line and a non-zero exit code: never a stack trace.
 import { Command, CommanderError } from "commander";
+import { separateServerCommand } from "./add-argv.js";
 import { CliError, defaultIO, type CliIO } from "./context.js";
 import { commandsFor, type RegisterCommand } from "./commands/index.js";
 import { VERSION } from "../version.js";
@@ -38,7 +39,7 @@ export function buildProgram(io: CliIO, commands: RegisterCommand[]): Command {
 export async function main(argv: string[], io: CliIO = defaultIO): Promise<number> {
   try {
     const program = buildProgram(io, await commandsFor(argv));
-    await program.parseAsync(argv, { from: "user" });
+    await program.parseAsync(separateServerCommand(argv), { from: "user" });
     return typeof process.exitCode === "number" ? process.exitCode : 0;
   } catch (err) {
     if (err instanceof CommanderError) {

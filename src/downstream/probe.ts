@@ -8,6 +8,8 @@ import { LockedError, type SecretResolver } from "./types.js";
 export interface ProbeResult {
   handshake_ok: boolean;
   tool_count?: number;
+  /** Wire names of the tools listed (for checks such as `mcphub pin`). */
+  tools?: string[];
   latency_ms: number;
   error?: string;
   serverVersion?: { name: string; version: string };
@@ -29,7 +31,7 @@ export async function probeServer(
       secrets: opts.secrets,
       timeoutMs: opts.timeoutMs,
     });
-    const result: ProbeResult = { handshake_ok: true, tool_count: session.tools.length, latency_ms: latency() };
+    const result: ProbeResult = { handshake_ok: true, tool_count: session.tools.length, tools: session.tools.map((t) => t.name), latency_ms: latency() };
     const v = session.serverVersion;
     if (v) result.serverVersion = v;
     await session.close();

@@ -1,13 +1,11 @@
 // `doctor`: checks the config, each enabled server (command on PATH, or URL reachable over TCP),
 // the vault key source, each agent's harness file and, with --probe, a real MCP handshake per
 // server. Prints every check, then exits non-zero if any failed.
-import { constants } from "node:fs";
-import { access } from "node:fs/promises";
 import { connect } from "node:net";
-import { delimiter, join } from "node:path";
 import type { Command } from "commander";
 import { type Config, type ServerConfig } from "../../config/index.js";
 import { probeServer } from "../../downstream/probe.js";
+import { findCommand } from "../../downstream/spawn-plan.js";
 import { planSync } from "../../harness/index.js";
 import { openKeyring } from "../../vault/keys.js";
 import { VaultSecretResolver } from "../../vault/resolver.js";
@@ -28,15 +26,6 @@ export interface Check {
 const PROBE_TIMEOUT_MS = 45_000;
 const TCP_TIMEOUT_MS = 3_000;
 
-/** Absolute path of an executable command, searching PATH for bare names. */
-export async function findOnPath(command: string, env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
-  const runnable = async (p: string) => access(p, constants.X_OK).then(() => true, () => false);
-  if (command.includes("/")) return (await runnable(command)) ? command : undefined;
-  for (const dir of (env.PATH ?? "").split(delimiter)) {
-    if (dir !== "" && (await runnable(join(dir, command)))) return join(dir, command);
-  }
-  return undefined;
-}
 
 /** Resolves when a TCP connection to the URL's host and port opens; rejects with the reason. */
 function tcpReach(url: string): Promise<void> {
@@ -65,7 +54,7 @@ async function serverCheck(name: string, s: ServerConfig): Promise<Check> {
       return { name: `server:${name}`, ok: false, detail: `${s.url} unreachable: ${(err as Error).message}` };
     }
   }
-  const found = await findOnPath(s.command ?? "");
+  const found = findCommand({ command: s.command ?? "", platform: process.platform, env: { ...process.env, ...(s.env ?? {}) } });
   return found
     ? { name: `server:${name}`, ok: true, detail: `command ${found}` }
     : { name: `server:${name}`, ok: false, detail: `command "${s.command}" not found on PATH` };
