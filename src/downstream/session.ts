@@ -17,7 +17,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ServerConfig } from "../config/schema.js";
 import { buildChildEnv, resolveChildCwd } from "./child-env.js";
-import { SENSITIVE_NAME_RE, sanitizeLine, sanitizeText, sensitiveEnvValues, summarizeStartupStderr } from "./sanitize.js";
+import { explainingLine, SENSITIVE_NAME_RE, sanitizeLine, sanitizeText, sensitiveEnvValues, summarizeStartupStderr } from "./sanitize.js";
 import { ProcessGroupStdioTransport } from "./stdio-transport.js";
 import { LockedError, type SecretResolver } from "./types.js";
 import { collapseMcpPrefix } from "../util/errors.js";
@@ -198,7 +198,12 @@ function describeFailure(err: unknown, stdio: ProcessGroupStdioTransport | undef
   }
   if (stdio && stdio.stderrTail.byteLength > 0) {
     const tail = sanitizeText(stdio.stderrTail.text(), known);
-    if (tail.trim() !== "") msg += `; downstream stderr: ${summarizeStartupStderr(tail, stdio.stderrTail.truncated, cfg)}`;
+    if (tail.trim() !== "") {
+      // The fixed summary says what kind of problem it is; the line (secrets already redacted)
+      // says which file, option or variable, which is what an operator needs to fix it.
+      const line = explainingLine(tail);
+      msg += `; downstream stderr: ${summarizeStartupStderr(tail, stdio.stderrTail.truncated, cfg)}${line ? `: ${line}` : ""}`;
+    }
   }
   return msg;
 }

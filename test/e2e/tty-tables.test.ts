@@ -20,7 +20,7 @@ const quote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
 /** Runs the CLI inside a pseudo-terminal; returns what the terminal showed. */
 function onTerminal(args: string[]): string {
   const line = [process.execPath, ...cliCommand(), ...args].map(quote).join(" ");
-  const env = { ...sb.env, TERM: "xterm-256color" };
+  const env: NodeJS.ProcessEnv = { ...sb.env, TERM: "xterm-256color" };
   delete env.NO_COLOR;
   const r = spawnSync("script", ["-qec", line, "/dev/null"], { cwd: sb.dir, env, encoding: "utf8", timeout: 60_000 });
   return r.stdout.replace(/\r\n/g, "\n");
