@@ -67,6 +67,8 @@ export class Downstream {
   /** Sessions lost soon after connecting (reset by a session that stays up). */
   private quickDrops = 0;
   private readyAt = 0;
+  /** The failure last logged; a retry that fails the same way is not logged again. */
+  private loggedFailure?: string;
   private retryTimer?: NodeJS.Timeout;
   private connecting?: Promise<void>;
   private readonly shutdown = new AbortController();
@@ -239,7 +241,13 @@ export class Downstream {
     this.failures = 0;
     this.readyAt = Date.now();
     this.generation++;
-    this.deps.log("info", `${this.name}: ready (${session.tools.length} tools)`);
+    if (this.loggedFailure !== undefined) {
+      // Its failures were logged: say it recovered at the same level.
+      this.deps.log("warn", `${this.name}: ready again (${session.tools.length} tools)`);
+      this.loggedFailure = undefined;
+    } else {
+      this.deps.log("info", `${this.name}: ready (${session.tools.length} tools)`);
+    }
     this.setState("ready");
     for (const w of [...this.waiters]) w.resolve();
     if (session.closed) {
@@ -256,7 +264,7 @@ export class Downstream {
     if (err instanceof ConnectError && err.stderrTail !== undefined) this.stderrTail = err.stderrTail;
     // Locked needs a person (or the vault) to act: retry rarely, never hot-loop.
     const delay = locked ? this.deps.backoff.maxMs : backoffDelay(this.failures++, this.deps.backoff);
-    this.deps.log(locked ? "warn" : "error", `${this.name}: ${this.error}; retrying in ${delay}ms`);
+    this.logFailure(locked ? "warn" : "error", `${this.error}`, delay);
     this.setState(locked ? "locked" : "failed");
     const err2 = new NotConnectedError(this.name, "not_connected", this.notConnectedMessage());
     for (const w of [...this.waiters]) w.reject(err2);
@@ -306,9 +314,23 @@ export class Downstream {
       return;
     }
     const delay = backoffDelay(this.quickDrops++, this.deps.backoff);
-    this.deps.log("warn", `${this.name}: ${reason} again soon after connecting; reconnecting in ${delay}ms`);
+    this.logFailure("warn", `${reason} again soon after connecting`, delay);
     this.setState("failed");
     this.scheduleRetry(delay);
+  }
+
+  /**
+   * One line per change of failure, with the next retry time: a server that keeps failing the
+   * same way would otherwise fill the log with one line per backoff step.
+   */
+  private logFailure(level: "warn" | "error", what: string, delayMs: number): void {
+    if (this.loggedFailure === what) return;
+    this.loggedFailure = what;
+    const at = new Date(Date.now() + delayMs).toISOString().slice(11, 19);
+    this.deps.log(
+      level,
+      `${this.name}: ${what}; next retry in ${formatDuration(Math.max(1, Math.round(delayMs)))} (${at} UTC), then with backoff up to ${formatDuration(this.deps.backoff.maxMs)}; the same failure is not logged again`,
+    );
   }
 
   private track(p: Promise<void>): void {

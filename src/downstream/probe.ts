@@ -12,6 +12,8 @@ export interface ProbeResult {
   tools?: string[];
   latency_ms: number;
   error?: string;
+  /** The child's sanitised stderr tail, when a stdio server failed to start and wrote any. */
+  stderr_tail?: string;
   serverVersion?: { name: string; version: string };
 }
 
@@ -43,6 +45,7 @@ export async function probeServer(
         : err instanceof ConnectError
           ? err.message
           : sanitizeLine(errorText(err), opts.secrets?.knownSecretValues() ?? []);
-    return { handshake_ok: false, latency_ms: latency(), error };
+    const tail = err instanceof ConnectError ? err.stderrTail : undefined;
+    return { handshake_ok: false, latency_ms: latency(), error, ...(tail ? { stderr_tail: tail } : {}) };
   }
 }

@@ -119,7 +119,8 @@ function missingEnvName(text: string): { name: string } | undefined {
   const m =
     /\b([A-Z][A-Z0-9_]{2,})\b[^.]{0,40}?\b(?:is not set|not set|is required|is missing|missing|must be set|is undefined|not defined|unavailable)\b/.exec(text) ??
     /\b(?:missing|required|set|define|provide)\b[^.]{0,40}?\b(?:env(?:ironment)?(?: variable)?)\s+([A-Z][A-Z0-9_]{2,})\b/i.exec(text);
-  if (m?.[1] && /^[A-Z][A-Z0-9_]*$/.test(m[1])) return { name: m[1] };
+  // ENOENT, EACCES...: an errno code, not a variable.
+  if (m?.[1] && /^[A-Z][A-Z0-9_]*$/.test(m[1]) && !/^E[A-Z]{3,}$/.test(m[1])) return { name: m[1] };
   if (/environment variable|env var/i.test(text) && /missing|required|not set|unset|undefined/i.test(text)) return { name: "" };
   return undefined;
 }

@@ -203,11 +203,17 @@ export async function serveHttp(opts: HttpOptions): Promise<void> {
   const say = (t: string) => (opts.io ? opts.io.err(t) : process.stderr.write(`${t}\n`));
   const anonymous = !(await TokenStore.open(opts.dataDir).authenticate(undefined)).required;
   say(`mcphub listening on ${gw.url}${anonymous ? " (no agent tokens yet: loopback clients are served unscoped)" : " (bearer tokens required)"}`);
+  // One line per real change: a server retrying after a failure goes failed → connecting →
+  // failed on every attempt, which is not news until it succeeds or fails differently.
   const seen = new Map<string, string>();
   gw.hub.supervisor.onChange((name) => {
     const snap = gw.hub.supervisor.snapshot(name);
-    if (!snap || seen.get(name) === snap.state) return;
-    seen.set(name, snap.state);
+    if (!snap) return;
+    const last = seen.get(name) ?? "";
+    const failing = last.startsWith("failed|") || last.startsWith("locked|");
+    const key = `${snap.state}|${snap.state === "ready" ? "" : (snap.error ?? "")}`;
+    if (key === last || (snap.state === "connecting" && failing)) return;
+    seen.set(name, key);
     say(`  ${name}: ${snap.state}${snap.connected ? ` (${snap.tools.length} tools)` : ""}${snap.error ? ` — ${snap.error}` : ""}`);
   });
   await new Promise<void>((resolve) => {

@@ -21,6 +21,7 @@ export interface Check {
   tool_count?: number;
   latency_ms?: number;
   error?: string;
+  stderr_tail?: string;
 }
 
 const PROBE_TIMEOUT_MS = 45_000;
@@ -66,8 +67,9 @@ export function registerDoctor(program: Command, io: CliIO): void {
     .description("check config, servers, vault and agents (--probe: real MCP handshakes)")
     .option("--probe", "perform a real MCP handshake with each enabled server")
     .option("-s, --server <name>", "check (and probe) only this server")
-    .addHelpText("after", example(["mcphub doctor", "mcphub doctor --probe", "mcphub doctor --probe --server memory --json"]))
-    .action(async (opts: { probe?: boolean; server?: string }, cmd: Command) => {
+    .option("-v, --verbose", "with --probe: show the stderr tail of a server that failed to start")
+    .addHelpText("after", example(["mcphub doctor", "mcphub doctor --probe", "mcphub doctor --probe --verbose --server notes", "mcphub doctor --probe --server memory --json"]))
+    .action(async (opts: { probe?: boolean; server?: string; verbose?: boolean }, cmd: Command) => {
       const json = Boolean(globalsOf(cmd).json);
       const loaded = await load(cmd);
       const { config } = loaded;
@@ -117,20 +119,28 @@ export function registerDoctor(program: Command, io: CliIO): void {
             ...(r.tool_count !== undefined ? { tool_count: r.tool_count } : {}),
             latency_ms: r.latency_ms,
             ...(r.error !== undefined ? { error: r.error } : {}),
+            ...(opts.verbose && r.stderr_tail ? { stderr_tail: r.stderr_tail } : {}),
           });
         }
       }
 
       const failed = checks.filter((c) => !c.ok);
-      if (json) printJson(io, checks);
-      else {
-        const c = colors(io);
-        io.out(
-          checks
-            .map((ch) => `${ch.ok ? c.green("ok  ") : c.red("FAIL")}  ${ch.name.padEnd(22)} ${ch.detail}${ch.warning ? `\n      ${c.yellow(`warning: ${ch.warning}`)}` : ""}`)
-            .join("\n"),
-        );
+      if (json) {
+        printJson(io, checks);
+        // The JSON says what failed; a second document on stdout would break its readers.
+        if (failed.length) process.exitCode = 1;
+        return;
       }
+      const c = colors(io);
+      const tail = (t: string) => `\n${t.replace(/\s+$/, "").split("\n").map((l) => `      ${c.dim(`| ${l}`)}`).join("\n")}`;
+      io.out(
+        checks
+          .map(
+            (ch) =>
+              `${ch.ok ? c.green("ok  ") : c.red("FAIL")}  ${ch.name.padEnd(22)} ${ch.detail}${ch.warning ? `\n      ${c.yellow(`warning: ${ch.warning}`)}` : ""}${ch.stderr_tail ? tail(ch.stderr_tail) : ""}`,
+          )
+          .join("\n"),
+      );
       if (failed.length) throw new CliError(`doctor found ${failed.length} problem${failed.length > 1 ? "s" : ""}: ${failed.map((f) => f.name).join(", ")}`);
     });
 }
