@@ -19,6 +19,10 @@ export function buildProgram(io: CliIO, commands: RegisterCommand[], json = fals
     .option("-c, --config <path>", "config file (default: $MCPHUB_CONFIG, ./mcphub.yaml, ~/.config/mcphub/mcphub.yaml)")
     .option("--json", "print machine-readable JSON")
     .showSuggestionAfterError(true)
+    .addHelpText(
+      "after",
+      "\nExamples:\n  mcphub init\n  mcphub add memory npx -y @modelcontextprotocol/server-memory\n  mcphub sync --write\n  mcphub doctor --probe\n  mcphub up",
+    )
     .exitOverride()
     .configureOutput({
       writeOut: (s) => io.out(s.replace(/\n$/, "")),

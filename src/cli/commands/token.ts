@@ -28,6 +28,7 @@ export function registerToken(program: Command, io: CliIO): void {
   token
     .command("create <agent>")
     .description("Create a token for AGENT and print it once")
+    .addHelpText("after", example(["mcphub token create claude", "TOKEN=$(mcphub token create claude)   # only the token goes to stdout", "mcphub token create claude --json"]))
     .action(async (agent: string, _flags: unknown, cmd: Command) => {
       await requireAgent(cmd, agent);
       const created = await TokenStore.open(dataDirOf())
@@ -52,6 +53,7 @@ export function registerToken(program: Command, io: CliIO): void {
   token
     .command("list [agent]")
     .description("List tokens (id, agent, created, last four characters; never the secret)")
+    .addHelpText("after", example(["mcphub token list", "mcphub token list claude --json"]))
     .action(async (agent: string | undefined, _flags: unknown, cmd: Command) => {
       const tokens = await TokenStore.open(dataDirOf())
         .list(agent)
@@ -68,6 +70,7 @@ export function registerToken(program: Command, io: CliIO): void {
   token
     .command("revoke <agentOrId>")
     .description("Revoke one token by id, or every token of an agent")
+    .addHelpText("after", example(["mcphub token revoke claude", "mcphub token revoke tok_99f3c5355529"]))
     .action(async (agentOrId: string, _flags: unknown, cmd: Command) => {
       const n = await TokenStore.open(dataDirOf())
         .revoke(agentOrId)
