@@ -27,6 +27,9 @@ interface Row<T> {
   open: number;
   /** When it last became idle (or was created). */
   idleSince: number;
+  opened: number;
+  /** When its latest request started. */
+  lastSeen: number;
 }
 
 /** A full collection after closing this many sessions at once gives their memory back promptly. */
@@ -57,7 +60,13 @@ export class SessionTable<T extends Closable> {
   }
 
   add(id: string, agent: string | undefined, value: T): void {
-    this.rows.set(id, { value, agent: agent ?? "", open: 0, idleSince: this.now() });
+    const now = this.now();
+    this.rows.set(id, { value, agent: agent ?? "", open: 0, idleSince: now, opened: now, lastSeen: now });
+  }
+
+  /** Who holds a session and since when (for the status page). */
+  list(): { agent: string | undefined; opened: number; lastSeen: number }[] {
+    return [...this.rows.values()].map((r) => ({ agent: r.agent === "" ? undefined : r.agent, opened: r.opened, lastSeen: r.lastSeen }));
   }
 
   get(id: string): { value: T; agent: string | undefined } | undefined {
@@ -75,6 +84,7 @@ export class SessionTable<T extends Closable> {
     const r = this.rows.get(id);
     if (!r) return () => {};
     r.open++;
+    r.lastSeen = this.now();
     let done = false;
     return () => {
       if (done) return;

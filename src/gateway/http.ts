@@ -15,14 +15,17 @@ import { healthReport } from "./health.js";
 import { SessionTable } from "./http-sessions.js";
 import { guardTransport } from "./rpc-guard.js";
 import { createSession, type Session } from "./session.js";
+import { createStatusRoutes, type StatusRoutes } from "./status/routes.js";
 import type { ServeOptions } from "./stdio.js";
-import { TokenStore } from "./tokens.js";
+import { bearerFrom, TokenStore } from "./tokens.js";
 
 export interface HttpOptions extends ServeOptions {
   listen: ListenAddress;
   io?: CliIO;
   /** How long SIGTERM waits for in-flight calls before closing anyway. */
   drainMs?: number;
+  /** The config file, so the status page can save enable/disable to it. */
+  configPath?: string;
 }
 
 interface LiveSession {
@@ -63,6 +66,7 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
   let inFlight = 0;
   let draining = false;
   let idle: (() => void) | undefined;
+  let status: StatusRoutes | undefined;
 
   const server = createServer((req, res) => {
     const tracked = req.method === "POST";
@@ -96,17 +100,18 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
     if (origin !== undefined && !originAllowed(origin, port, opts.listen.host)) {
       return reply(res, 403, `Origin "${origin}" is not allowed (DNS-rebinding protection)`);
     }
-    const path = (req.url ?? "/").split("?")[0];
+    const path = (req.url ?? "/").split("?")[0] ?? "/";
     if (path === "/healthz") {
       const health = healthReport(hub, sessions.size, draining);
       res.writeHead(draining ? 503 : 200, { "content-type": "application/json" }).end(JSON.stringify(health));
       return;
     }
-    if (path !== "/mcp" && path !== "/") return reply(res, 404, "not found; the MCP endpoint is /mcp");
     if (draining) return reply(res, 503, "gateway is shutting down");
+    if (status && (await status.handle(req, res, path))) return;
+    if (path !== "/mcp" && path !== "/") return reply(res, 404, "not found; the MCP endpoint is /mcp (the status page is /)");
 
     let agent: string | undefined = opts.agent;
-    const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? "")?.[1];
+    const bearer = bearerFrom(req.headers.authorization);
     const auth = await tokens.authenticate(bearer);
     if (auth.required) {
       if (!auth.who) {
@@ -169,10 +174,20 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
     );
     server.listen(opts.listen.port, opts.listen.host, () => resolve());
   });
-  hub.start();
-  sessions.start();
   const port = (server.address() as AddressInfo).port;
   const shownHost = opts.listen.host.includes(":") ? `[${opts.listen.host}]` : opts.listen.host;
+  // Before hub.start(), so the page's timeline sees every server's first state.
+  status = createStatusRoutes({
+    hub,
+    tokens,
+    dataDir: opts.dataDir,
+    port,
+    url: `http://${shownHost}:${port}/mcp`,
+    ...(opts.configPath ? { configPath: opts.configPath } : {}),
+    sessions: () => sessions.list(),
+  });
+  hub.start();
+  sessions.start();
 
   let closing: Promise<void> | undefined;
   const close = () => {
@@ -188,6 +203,7 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
           setTimeout(resolve, opts.drainMs ?? 10_000).unref();
         });
       }
+      status?.close();
       await sessions.closeAll();
       server.closeAllConnections();
       await hubClosed;
@@ -203,6 +219,7 @@ export async function serveHttp(opts: HttpOptions): Promise<void> {
   const say = (t: string) => (opts.io ? opts.io.err(t) : process.stderr.write(`${t}\n`));
   const anonymous = !(await TokenStore.open(opts.dataDir).authenticate(undefined)).required;
   say(`mcphub listening on ${gw.url}${anonymous ? " (no agent tokens yet: loopback clients are served unscoped)" : " (bearer tokens required)"}`);
+  say(`  status page: ${gw.url.replace(/\/mcp$/, "/")}${anonymous ? "" : " (sign in with \`mcphub open\`)"}`);
   // One line per real change: a server retrying after a failure goes failed → connecting →
   // failed on every attempt, which is not news until it succeeds or fails differently.
   const seen = new Map<string, string>();

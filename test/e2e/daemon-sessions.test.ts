@@ -3,7 +3,7 @@
 // agent holds at most max_sessions_per_agent sessions, the longest-idle one making room.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tempHome, type TempHome } from "../helpers/gateway.js";
-import { abandonedSession, healthz, httpClient, INIT, rawRequest, startDaemon, until, type Daemon } from "../helpers/daemon.js";
+import { abandonedSession, healthz, httpClient, INIT, rawRequest, startDaemon, until, type Daemon } from "../helpers/mcp-daemon.js";
 
 let home: TempHome;
 beforeAll(() => {

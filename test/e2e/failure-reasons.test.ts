@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import YAML from "yaml";
 import { Supervisor } from "../../src/downstream/supervisor.js";
 import { cliSandbox, type CliSandbox } from "../helpers/cli.js";
-import { healthz, httpClient, startDaemon, until } from "../helpers/daemon.js";
+import { healthz, httpClient, startDaemon, until } from "../helpers/mcp-daemon.js";
 import { doc, FIXTURES, tempHome, waitReady, type TempHome } from "../helpers/gateway.js";
 
 const FAIL = { command: process.execPath, args: [join(FIXTURES, "fail-start.mjs")] };

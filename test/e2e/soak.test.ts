@@ -5,7 +5,7 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FIXTURES, tempHome, type TempHome } from "../helpers/gateway.js";
-import { abandonedSession, healthz, httpClient, resources, startDaemon, until, type Daemon } from "../helpers/daemon.js";
+import { abandonedSession, healthz, httpClient, resources, startDaemon, until, type Daemon } from "../helpers/mcp-daemon.js";
 
 const MiB = 1024 * 1024;
 let home: TempHome;
