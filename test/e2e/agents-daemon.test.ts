@@ -270,7 +270,7 @@ describe("daemon startup rules and conformance", () => {
     const c = await httpClient(daemon.url);
     await waitReady(c.caller, ["pc"]);
     let progressed = false;
-    const pending = c.callTool({ name: "pc__slow", arguments: { steps: 10 } }, undefined, {
+    const pending = c.callTool({ name: "pc__slow", arguments: { steps: 400 } }, undefined, {
       onprogress: () => {
         progressed = true;
       },
