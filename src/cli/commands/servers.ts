@@ -6,6 +6,7 @@ import { editConfig, pinServer, type ServerConfig } from "../../config/index.js"
 import { CliError, colors, printJson, type CliIO } from "../context.js";
 import { dirname } from "node:path";
 import { resolveCommandPath } from "../../config/relative-paths.js";
+import { SENSITIVE_NAME_RE } from "../../downstream/sanitize.js";
 import { findCommand } from "../../downstream/spawn-plan.js";
 import { misplacedAddOptions } from "../add-argv.js";
 import { collect, example, globalsOf, guarded, load, parseEnvPairs, requireServer, table } from "./common.js";
@@ -83,6 +84,7 @@ export function registerServers(program: Command, io: CliIO): void {
       ]),
     )
     .action(async (name: string, command: string | undefined, args: string[], opts: AddOptions, cmd: Command) => {
+      refuseSecretArgs(args);
       const server = buildServer(command, args, opts);
       const loaded = await load(cmd);
       if (loaded.config.servers[name] !== undefined && !opts.force) {
@@ -147,6 +149,20 @@ export function registerServers(program: Command, io: CliIO): void {
         io.out(`${names.join(", ")} ${enabled ? "enabled" : "disabled"}. Run \`mcphub sync\` to apply.`);
       });
   }
+}
+
+/**
+ * `mcphub add s s-mcp --env API_TOKEN=x` (mcphub's option written after the command) would hand
+ * the secret to the server as a command-line argument, visible in `ps`: refused, with the fix.
+ */
+function refuseSecretArgs(args: string[]): void {
+  args.forEach((a, i) => {
+    const pair = a === "--env" || a === "-e" ? args[i + 1] : a.startsWith("--env=") ? a.slice(6) : undefined;
+    const key = pair?.split("=")[0] ?? "";
+    if (pair?.includes("=") && SENSITIVE_NAME_RE.test(key)) {
+      throw new CliError(`refusing "--env ${key}=…" after the command: it would reach the server as a command-line argument (visible in ps); put mcphub's options before COMMAND, e.g. mcphub add NAME --env ${key}=… COMMAND`);
+    }
+  });
 }
 
 /** What is worth knowing right after `add`: a command that will not start, options it took. */
