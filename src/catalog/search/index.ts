@@ -19,6 +19,23 @@ export interface RankedMatch {
   entry: CatalogEntry;
   score: number;
   matchedTerms: string[];
+  /** Per query concept, how well this match's own text and its server's text hold it (with `explain`). */
+  evidence?: ConceptEvidence[];
+}
+
+/**
+ * How one query concept is found in one match: the weight of the best variant (1 = the word
+ * itself, less for a synonym, prefix or typo; 0 = absent) in the tool's own fields and in its
+ * server's fields. Resolve's assessment reads it to tell real coverage from a lucky prefix.
+ */
+export interface ConceptEvidence {
+  /** The concept's first word, as in matched_terms. */
+  word: string;
+  stem: string;
+  tool: number;
+  server: number;
+  /** Whether the catalogue holds the concept's own word anywhere (else it is likely a name or a value). */
+  known: boolean;
 }
 
 export interface SearchOptions {
@@ -71,6 +88,8 @@ const PHRASE = { exactName: 40, exactTitle: 30, inName: 22, inTitle: 18, inText:
 interface Doc {
   entry: CatalogEntry;
   terms: string[];
+  /** `terms` as a set, built on first use (only resolve's explanation needs it). */
+  termSet?: Set<string>;
   /** Name, title and text in phrase form; computed on first use (only some queries need them). */
   phrase?: PhraseForms;
 }
@@ -87,6 +106,7 @@ interface ServerDoc {
   name: string;
   docIds: number[];
   terms: string[];
+  termSet?: Set<string>;
 }
 
 /** Folds and turns identifier separators into spaces, for whole-phrase comparisons. */
@@ -270,7 +290,7 @@ export class SearchIndex {
   }
 
   /** Like search, but materialises only the first `limit` matches and reports the total. */
-  rank(query: string, opts: { limit: number; filter?: (e: CatalogEntry) => boolean }): Ranking {
+  rank(query: string, opts: { limit: number; filter?: (e: CatalogEntry) => boolean; explain?: boolean }): Ranking {
     const filter = opts.filter;
     const concepts = conceptsOf(searchTerms(query));
     const terms = concepts.map((c) => c[0] as Term);
@@ -405,7 +425,10 @@ export class SearchIndex {
           const bit = t < 32 ? ((maskLo[id] as number) >>> t) & 1 : ((maskHi[id] as number) >>> (t - 32)) & 1;
           if (bit) words.push(terms[t]?.word ?? ""); // a concept is named by its first word
         }
-        return { entry: (this.docs[id] as Doc).entry, score: score[id] as number, matchedTerms: words };
+        const doc = this.docs[id] as Doc;
+        const m: RankedMatch = { entry: doc.entry, score: score[id] as number, matchedTerms: words };
+        if (opts.explain) m.evidence = this.explain(id, concepts);
+        return m;
       });
       return { matches, total: count };
     } finally {
@@ -424,6 +447,25 @@ export class SearchIndex {
         serverClaimed[sid] = 0;
       }
     }
+  }
+
+  /** Per concept, the best variant weight found in the doc's own terms and in its server's terms. */
+  private explain(id: number, concepts: readonly Term[][]): ConceptEvidence[] {
+    const doc = this.docs[id] as Doc;
+    const server = this.servers[this.docServer[id] as number];
+    const own = (doc.termSet ??= new Set(doc.terms));
+    const srv = server ? (server.termSet ??= new Set(server.terms)) : new Set<string>();
+    return concepts.map((concept) => {
+      let tool = 0;
+      let srvWeight = 0;
+      for (const v of this.conceptVariants(concept)) {
+        if (v.weight > tool && own.has(v.stem)) tool = v.weight;
+        if (v.weight > srvWeight && srv.has(v.stem)) srvWeight = v.weight;
+      }
+      const first = concept[0] as Term;
+      const known = concept.some((t) => this.vocab.has(t.stem) || this.vocab.has(t.word));
+      return { word: first.word, stem: first.stem, tool, server: srvWeight, known };
+    });
   }
 
   /**

@@ -10,7 +10,8 @@ import { locateTool } from "./locate.js";
 
 const searchArgs = z.strictObject({
   query: z.string().optional(),
-  queries: z.array(z.string()).max(10, "at most 10 queries").optional(),
+  // More than 10 are not refused: the first 10 are searched and the answer says so.
+  queries: z.array(z.string()).optional(),
   max_hits: z.number().int().optional(),
 });
 
@@ -21,11 +22,14 @@ export async function searchTools(ctx: ToolContext, raw: unknown): Promise<CallT
     revision: view.revision(),
     filter: (e) => view.allows(e),
     all: view.entries(),
+    capabilities: view.capabilities,
   });
   return jsonResult(doc);
 }
 
-const resolveArgs = z.strictObject({ query: z.string(), max_hits: z.number().int().optional() });
+// A missing query is answered like an empty one (no_match, query_too_generic), not refused: the
+// answer then still has the contract's shape and a hint saying what to send.
+const resolveArgs = z.strictObject({ query: z.string().default(""), max_hits: z.number().int().optional() });
 
 export async function resolveTool(ctx: ToolContext, raw: unknown): Promise<CallToolResult> {
   const args = parseArgs(resolveArgs, raw, '{query: "the goal in plain words"}, optionally max_hits (1-10)');
@@ -33,6 +37,7 @@ export async function resolveTool(ctx: ToolContext, raw: unknown): Promise<CallT
   const doc = buildResolveResponse(hub.catalog.index, args, {
     revision: view.revision(),
     filter: (e) => view.allows(e),
+    capabilities: view.capabilities,
   });
   return jsonResult(doc);
 }
