@@ -59,18 +59,22 @@ export interface Advertisement {
 
 /**
  * The downstream tool as the gateway lists it: a full copy of the downstream definition (title,
- * schemas, annotations, icons, _meta kept) renamed to its public name, the description prefixed
- * with `[server]` so a model can tell sources apart. `keepOutputSchema: false` leaves out the
+ * schemas, annotations, icons, _meta kept) renamed to its public name. The description leads with
+ * what the tool is for (the operator's tool_use_when hints, then the tool's own description) and
+ * ends with `[server]` so a model can tell sources apart: clients that defer tool schemas show a
+ * model only names and the start of each description. `keepOutputSchema: false` leaves out the
  * output schema (see `AdvertiseInput.resultsUnchanged`).
  */
 export function mountedDefinition(entry: CatalogEntry, opts: { keepOutputSchema?: boolean } = {}): Tool {
   const original = entry.definition.description ?? "";
+  const purpose = entry.toolUseWhen.length > 0 ? `Use when: ${entry.toolUseWhen.join("; ")}.` : "";
+  const text = [purpose, original].filter((p) => p !== "").join(" ");
   const { outputSchema, ...definition } = entry.definition;
   return canonicalize({
     ...definition,
     ...(outputSchema !== undefined && opts.keepOutputSchema !== false ? { outputSchema } : {}),
     name: entry.namespaced,
-    description: original === "" ? `[${entry.server}]` : `[${entry.server}] ${original}`,
+    description: text === "" ? `[${entry.server}]` : `${text} [${entry.server}]`,
   });
 }
 
