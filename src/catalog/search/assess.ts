@@ -47,6 +47,7 @@ export const REASON_CODES = [
   "query_too_generic",
   "query_truncated",
   "servers_pending",
+  "rankings_disagree",
 ] as const;
 export type ReasonCode = (typeof REASON_CODES)[number];
 

@@ -449,6 +449,14 @@ export class SearchIndex {
     }
   }
 
+  /** The evidence `rank({explain})` would report for this entry and query (undefined: not indexed). */
+  explainEntry(entry: CatalogEntry, query: string): ConceptEvidence[] | undefined {
+    for (const id of this.byName.get(entry.namespaced.toLowerCase()) ?? []) {
+      if (this.docs[id]?.entry.namespaced === entry.namespaced) return this.explain(id, conceptsOf(searchTerms(query)));
+    }
+    return undefined;
+  }
+
   /** Per concept, the best variant weight found in the doc's own terms and in its server's terms. */
   private explain(id: number, concepts: readonly Term[][]): ConceptEvidence[] {
     const doc = this.docs[id] as Doc;

@@ -13,6 +13,11 @@ import { clipUtf8, truncateUtf8, utf8Bytes } from "../../util/text.js";
 export interface Ranker {
   termCount(query: string): number;
   rank(query: string, opts: { limit: number; filter?: (e: CatalogEntry) => boolean; explain?: boolean }): Ranking;
+  /**
+   * The ranking resolve's assessment reads, when it is not the ranking itself (hybrid: the lexical
+   * one, which carries the evidence of which words each tool holds).
+   */
+  assessmentRanking?(query: string, opts: { limit: number; filter?: (e: CatalogEntry) => boolean }): Ranking;
 }
 
 /** Context shared by both builders. */
@@ -198,10 +203,22 @@ export function buildResolveResponse(index: Ranker, args: { query: string; max_h
   const top = matches[0];
   if (!top) return noMatch(ctx.revision, query, ["no_lexical_overlap", ...extra], capabilities);
 
-  const assessment = assessRoute(matches, Math.max(termCount, 1), total, {
-    ...(ctx.pendingServers !== undefined ? { pendingServers: ctx.pendingServers } : {}),
-    queryTruncated: cut,
-  });
+  const assessOpts = { ...(ctx.pendingServers !== undefined ? { pendingServers: ctx.pendingServers } : {}), queryTruncated: cut };
+  let assessment = assessRoute(matches, Math.max(termCount, 1), total, assessOpts);
+  if (index.assessmentRanking) {
+    // Hybrid: the evidence is lexical. Confident only when the fused top is the lexical top and the
+    // lexical ranking alone would be confident about it.
+    const lexical = index.assessmentRanking(query, { limit: Math.max(maxHits + 2, ASSESS_DEPTH), ...(ctx.filter ? { filter: ctx.filter } : {}) });
+    const lexTop = lexical.matches[0];
+    const agree = lexTop !== undefined && lexTop.entry.namespaced === top.entry.namespaced;
+    const base = agree ? assessRoute(lexical.matches, Math.max(termCount, 1), lexical.total, assessOpts) : assessment;
+    if (agree) assessment = { ...base, scoreGap: assessment.scoreGap };
+    else {
+      const reasons = assessment.reasonCodes.filter((r) => r !== "strong_coverage_and_margin" && r !== "clear_margin");
+      reasons.push(lexTop ? "rankings_disagree" : "no_lexical_overlap");
+      assessment = { ...assessment, status: "ambiguous", confidence: "low", reasonCodes: reasons };
+    }
+  }
   const compactTop = compactMatch(top, { withScore: true });
   const template = argumentTemplate(top.entry.inputSchema);
   const recommendation: JsonObject = {

@@ -3,10 +3,11 @@
 // catalogue revision, and resolves tool references for describe.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { buildResolveResponse, buildSearchResponse } from "../../catalog/search/responses.js";
+import { buildResolveResponse, buildSearchResponse, MAX_QUERIES } from "../../catalog/search/responses.js";
 import type { JsonObject } from "../../catalog/types.js";
 import { BadRequest, jsonResult, parseArgs, type ToolContext } from "./context.js";
 import { locateTool } from "./locate.js";
+import { rankerFor } from "./ranking.js";
 
 const searchArgs = z.strictObject({
   query: z.string().optional(),
@@ -17,14 +18,15 @@ const searchArgs = z.strictObject({
 
 export async function searchTools(ctx: ToolContext, raw: unknown): Promise<CallToolResult> {
   const args = parseArgs(searchArgs, raw, '{query: "what you want to do"} or {queries: ["...", "..."]}, optionally max_hits (1-100)');
-  const { view, hub } = ctx;
-  const doc = buildSearchResponse(hub.catalog.index, args, {
+  const { view } = ctx;
+  const { ranker, note } = await rankerFor(ctx, [...(args.query !== undefined ? [args.query] : []), ...(args.queries ?? []).slice(0, MAX_QUERIES)]);
+  const doc = buildSearchResponse(ranker, args, {
     revision: view.revision(),
     filter: (e) => view.allows(e),
     all: view.entries(),
     capabilities: view.capabilities,
   });
-  return jsonResult(doc);
+  return jsonResult({ ...doc, ...note });
 }
 
 // A missing query is answered like an empty one (no_match, query_too_generic), not refused: the
@@ -33,13 +35,14 @@ const resolveArgs = z.strictObject({ query: z.string().default(""), max_hits: z.
 
 export async function resolveTool(ctx: ToolContext, raw: unknown): Promise<CallToolResult> {
   const args = parseArgs(resolveArgs, raw, '{query: "the goal in plain words"}, optionally max_hits (1-10)');
-  const { view, hub } = ctx;
-  const doc = buildResolveResponse(hub.catalog.index, args, {
+  const { view } = ctx;
+  const { ranker, note } = await rankerFor(ctx, [args.query]);
+  const doc = buildResolveResponse(ranker, args, {
     revision: view.revision(),
     filter: (e) => view.allows(e),
     capabilities: view.capabilities,
   });
-  return jsonResult(doc);
+  return jsonResult({ ...doc, ...note });
 }
 
 const describeArgs = z.strictObject({ tool: z.string(), server: z.string().optional() });
