@@ -10,6 +10,8 @@
 import type { CatalogEntry } from "../types.js";
 import { SERVER_FIELDS, TOOL_FIELDS, type FieldSpec } from "./fields.js";
 import { synonymsOf } from "./lexicon.js";
+import { wordnet } from "./wordnet.js";
+import { stem as stemWord } from "./stem.js";
 import { foldText, indexTerms, searchTerms, type Term } from "./tokenize.js";
 import { truncateUtf8 } from "../../util/text.js";
 import { Vocabulary } from "./vocabulary.js";
@@ -56,6 +58,8 @@ export const SCORER = {
   /** Weight that makes a field's hit count as one unit of term frequency. */
   unitWeight: 14,
   synonymWeight: 0.6,
+  /** A WordNet derivation of the query word (same root, another part of speech). */
+  derivationWeight: 0.8,
   prefixWeight: 0.4,
   fuzzyWeight: 0.4,
   /** Evidence multiplier per unit of matched fraction (coordination). */
@@ -204,6 +208,7 @@ export class SearchIndex {
   }
 
   setServer(server: string, entries: CatalogEntry[]): void {
+    wordnet.warm();
     this.removeServer(server);
     this.variantCache.clear();
     if (entries.length === 0) return;
@@ -523,6 +528,12 @@ export class SearchIndex {
     put(term.stem, 1);
     if (term.word !== term.stem && this.vocab.has(term.word)) put(term.word, 1);
     for (const syn of synonymsOf(term.stem)) put(syn, SCORER.synonymWeight);
+    // WordNet derivations (translate → translation, delete → deletion, long → length): the
+    // morphology the suffix stemmer does not reach. Only stems the catalogue holds are kept.
+    for (const w of wordnet.derivations(term.word)) {
+      const s = stemWord(w);
+      if (this.vocab.has(s)) put(s, SCORER.derivationWeight);
+    }
     for (const p of this.vocab.prefixRelated(term.stem, SCORER.maxPrefixExpansions)) put(p, SCORER.prefixWeight);
     if (!this.vocab.has(term.stem)) for (const f of this.vocab.oneEditAway(term.stem)) put(f, SCORER.fuzzyWeight);
     return [...out].map(([stem, weight]) => ({ stem, weight }));

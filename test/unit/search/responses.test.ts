@@ -280,6 +280,25 @@ describe("resolve_tool response", () => {
     expect(doc["alternatives"]).toEqual([]);
   });
 
+  it("in hybrid ranking, is confident only when the fused top is the lexical top", () => {
+    const { idx } = routing();
+    // A ranker whose own order puts another tool first (as fusion may): the lexical evidence is
+    // for delete_branch, so the answer cannot be confident about the fused top.
+    const fused = {
+      termCount: (q: string) => idx.termCount(q),
+      rank: (q: string, o: { limit: number; explain?: boolean }) => {
+        const r = idx.rank(q, { ...o, limit: 20 });
+        return { matches: [...r.matches].reverse().slice(0, o.limit), total: r.total };
+      },
+      assessmentRanking: (q: string, o: { limit: number }) => idx.rank(q, { ...o, explain: true }),
+    };
+    const doc = buildResolveResponse(fused, { query: "delete branch" }, { revision: REV });
+    expect(checkResolveContract(doc)).toEqual([]);
+    expect(doc).toMatchObject({ status: "ambiguous", ambiguous: true });
+    expect(doc["reason_codes"]).toContain("rankings_disagree");
+    for (const r of doc["reason_codes"] as string[]) seenReasons.add(r);
+  });
+
   it("produced every reason code at least once", () => {
     // Runs last in this file: the cases above exercised the whole vocabulary.
     expect([...seenReasons].sort()).toEqual([...REASON_CODES].sort());
