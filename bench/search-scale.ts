@@ -251,7 +251,7 @@ async function measureRestart(): Promise<Restart> {
     const restartMs = performance.now() - t0;
     const st = semantic.status();
     await semantic.close();
-    return { vectors: st.vectors, cacheMb: size / 2 ** 20, restartMs, endpointRequests: st.embedded };
+    return { vectors: st.vectors, cacheMb: size / 2 ** 20, restartMs, endpointRequests: st.computed };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -34,10 +34,10 @@ export interface SemanticStatus {
   tools: number;
   vectors: number;
   dimensions?: number;
-  /** Vectors in the cache file, and how many came from it / from the endpoint in this process. */
+  /** Vectors in the cache file; vectors taken from it and vectors computed by the endpoint in this process (each listing of a server counts). */
   cached: number;
-  from_cache: number;
-  embedded: number;
+  reused: number;
+  computed: number;
   cache_file: string;
   /** Why search is lexical (or partly so) right now; absent when hybrid search works. */
   reason?: string;
@@ -172,8 +172,8 @@ export class SemanticSearch {
       vectors,
       ...(this.dense.dimensions !== undefined ? { dimensions: this.dense.dimensions } : {}),
       cached: this.cacheSize,
-      from_cache: this.fromCache,
-      embedded: this.embedded,
+      reused: this.fromCache,
+      computed: this.embedded,
       cache_file: this.cacheFile,
       ...(reason !== undefined ? { reason } : {}),
     };

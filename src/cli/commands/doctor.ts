@@ -9,6 +9,7 @@ import type { Command } from "commander";
 import { type Config, type ServerConfig } from "../../config/index.js";
 import { probeServer } from "../../downstream/probe.js";
 import { probeEmbeddings } from "../../catalog/embeddings/probe.js";
+import { formatBytes } from "../../util/units.js";
 import { planSync } from "../../harness/index.js";
 import { openKeyring } from "../../vault/keys.js";
 import { VaultSecretResolver } from "../../vault/resolver.js";
@@ -103,7 +104,7 @@ export function registerDoctor(program: Command, io: CliIO): void {
         const key = embeddings.api_key;
         const secrets = new VaultSecretResolver({ dataDir: data, env: process.env });
         const p = await probeEmbeddings(embeddings, data, key !== undefined ? () => secrets.header(key) : undefined);
-        const cache = p.cache ? `cache: ${p.cache.vectors} vectors (${(p.cache.bytes / 2 ** 20).toFixed(1)} MB) in ${tildify(p.cache.file, ctx.home)}` : "cache: empty (vectors are computed when the gateway starts)";
+        const cache = p.cache ? `cache: ${p.cache.vectors} vectors (${formatBytes(p.cache.bytes)}) in ${tildify(p.cache.file, ctx.home)}` : "cache: empty (vectors are computed when the gateway starts)";
         checks.push({
           name: "search:embeddings",
           ok: p.ok,

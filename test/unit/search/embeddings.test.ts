@@ -111,7 +111,7 @@ describe("semantic search service", () => {
       first.updateServer("calc", catalogue().slice(2));
       await first.whenIdle();
       expect((await fx.stats()).inputs - before).toBe(3);
-      expect(first.status()).toMatchObject({ state: "ready", tools: 3, vectors: 3, embedded: 3, from_cache: 0 });
+      expect(first.status()).toMatchObject({ state: "ready", tools: 3, vectors: 3, computed: 3, reused: 0 });
       await first.close();
 
       const second = new SemanticSearch({ config, dataDir: data, apiKey: key });
@@ -122,7 +122,7 @@ describe("semantic search service", () => {
       second.updateServer("calc", changed);
       await second.whenIdle();
       expect((await fx.stats()).inputs - mid).toBe(1); // only the changed tool
-      expect(second.status()).toMatchObject({ from_cache: 2, embedded: 1, vectors: 3 });
+      expect(second.status()).toMatchObject({ reused: 2, computed: 1, vectors: 3 });
       await second.close();
     } finally {
       rmSync(data, { recursive: true, force: true });
