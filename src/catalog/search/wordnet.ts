@@ -152,27 +152,23 @@ export class WordNet {
   }
 
   private indexOf(pos: Pos): Buffer | null {
-    let buf = this.index.get(pos);
-    if (buf === undefined) {
-      try {
-        buf = this.dir ? readFileSync(join(this.dir, `index.${pos}`)) : null;
-      } catch {
-        buf = null;
-      }
-      this.index.set(pos, buf);
-    }
-    return buf;
+    return this.file(this.index, `index.${pos}`, pos);
   }
 
   private dataOf(pos: Pos): Buffer | null {
-    let buf = this.data.get(pos);
+    return this.file(this.data, `data.${pos}`, pos);
+  }
+
+  /** A database file, read once (null when it cannot be read: no relations, never an error). */
+  private file(files: Map<Pos, Buffer | null>, name: string, pos: Pos): Buffer | null {
+    let buf = files.get(pos);
     if (buf === undefined) {
       try {
-        buf = this.dir ? readFileSync(join(this.dir, `data.${pos}`)) : null;
+        buf = this.dir ? readFileSync(join(this.dir, name)) : null;
       } catch {
         buf = null;
       }
-      this.data.set(pos, buf);
+      files.set(pos, buf);
     }
     return buf;
   }
