@@ -6,7 +6,9 @@
 // JavaScript). Above EXACT_WORK the scan runs in two steps instead: a Hamming-distance pass over
 // one bit per dimension (the sign of the vector minus the catalogue's mean vector, so the bits
 // split the catalogue evenly), then exact cosine on the best RESCORE_FACTOR × limit candidates.
-// bench/search-scale.ts reports its recall against the exact scan.
+// bench/search-scale.ts reports its recall against the exact scan. Packing (on the first search
+// after a change) computes only the sign bits; the vectors stay the arrays they came in (views
+// into the cache file's buffer after a restart), never copied into one matrix.
 import type { CatalogEntry } from "../types.js";
 
 /** Above this many multiply-adds per query (tools × dimensions), use the two-step scan. */
@@ -14,6 +16,8 @@ export const EXACT_WORK = 2_000_000;
 /** Candidates rescored exactly per result wanted (at least MIN_RESCORE). */
 const RESCORE_FACTOR = 8;
 const MIN_RESCORE = 200;
+/** Vectors sampled (evenly) to estimate the catalogue's mean vector. */
+const MEAN_SAMPLE = 1000;
 
 export interface DenseMatch {
   entry: CatalogEntry;
@@ -23,7 +27,8 @@ export interface DenseMatch {
 interface Packed {
   entries: CatalogEntry[];
   dims: number;
-  matrix: Float32Array;
+  /** The vectors as given (no contiguous copy: only the rescored candidates are read in full). */
+  vectors: Float32Array[];
   mean: Float32Array;
   /** Sign bits of (vector − mean), `words` Int32 per row. */
   bits: Int32Array;
@@ -80,7 +85,7 @@ export class DenseIndex {
     } else {
       candidates = this.hammingCandidates(p, query, Math.max(MIN_RESCORE, limit * RESCORE_FACTOR), filter);
     }
-    const scored = candidates.map((i) => ({ i, s: dot(p.matrix, i * p.dims, query, p.dims) }));
+    const scored = candidates.map((i) => ({ i, s: dot(p.vectors[i] as Float32Array, query) }));
     scored.sort((a, b) => b.s - a.s || cmp((p.entries[a.i] as CatalogEntry).namespaced, (p.entries[b.i] as CatalogEntry).namespaced));
     return scored.slice(0, limit).map(({ i, s }) => ({ entry: p.entries[i] as CatalogEntry, similarity: s }));
   }
@@ -89,14 +94,14 @@ export class DenseIndex {
   searchExact(query: Float32Array, limit: number): DenseMatch[] {
     const p = this.pack();
     if (!p || query.length !== p.dims) return [];
-    const scored = p.entries.map((entry, i) => ({ entry, similarity: dot(p.matrix, i * p.dims, query, p.dims) }));
+    const scored = p.entries.map((entry, i) => ({ entry, similarity: dot(p.vectors[i] as Float32Array, query) }));
     scored.sort((a, b) => b.similarity - a.similarity || cmp(a.entry.namespaced, b.entry.namespaced));
     return scored.slice(0, limit);
   }
 
   private hammingCandidates(p: Packed, query: Float32Array, want: number, filter?: (e: CatalogEntry) => boolean): number[] {
     const q = new Int32Array(p.words);
-    for (let d = 0; d < p.dims; d++) if ((query[d] as number) - (p.mean[d] as number) > 0) q[d >> 5] = (q[d >> 5] as number) | (1 << (d & 31));
+    signBits(query, p.mean, q, 0);
     // Counting sort by distance (0..dims): O(n), no comparison sort over the catalogue.
     const n = p.entries.length;
     const dist = new Uint16Array(n);
@@ -141,46 +146,47 @@ export class DenseIndex {
       }
     }
     const n = entries.length;
-    const matrix = new Float32Array(n * dims);
+    // The mean vector centres the sign bits; a sample of the catalogue estimates it as well as all
+    // of it does, at a fraction of the cost of a warm restart.
+    const step = Math.max(1, Math.floor(n / MEAN_SAMPLE));
     const sum = new Float64Array(dims);
-    for (let i = 0; i < n; i++) {
+    let sampled = 0;
+    for (let i = 0; i < n; i += step, sampled++) {
       const v = vectors[i] as Float32Array;
-      matrix.set(v, i * dims);
       for (let d = 0; d < dims; d++) sum[d] = (sum[d] as number) + (v[d] as number);
     }
     const mean = new Float32Array(dims);
-    for (let d = 0; d < dims; d++) mean[d] = (sum[d] as number) / Math.max(1, n);
+    for (let d = 0; d < dims; d++) mean[d] = (sum[d] as number) / Math.max(1, sampled);
     const words = Math.ceil(dims / 32);
     const bits = new Int32Array(n * words);
-    for (let i = 0; i < n; i++) {
-      const off = i * dims;
-      let w = i * words;
-      let word = 0;
-      let b = 0;
-      for (let d = 0; d < dims; d++) {
-        if ((matrix[off + d] as number) > (mean[d] as number)) word |= 1 << b;
-        if (++b === 32) {
-          bits[w++] = word;
-          word = 0;
-          b = 0;
-        }
-      }
-      if (b > 0) bits[w] = word;
-    }
-    this.packed = { entries, dims, matrix, mean, bits, words };
+    for (let i = 0; i < n; i++) signBits(vectors[i] as Float32Array, mean, bits, i * words);
+    this.packed = { entries, dims, vectors, mean, bits, words };
     return this.packed;
   }
 }
 
-function dot(m: Float32Array, off: number, q: Float32Array, dims: number): number {
+/** Writes the sign bits of (v − mean) into `out` from `at`, 32 dimensions per word. */
+function signBits(v: Float32Array, mean: Float32Array, out: Int32Array, at: number): void {
+  const dims = v.length;
+  let w = at;
+  for (let base = 0; base < dims; base += 32) {
+    let word = 0;
+    const end = Math.min(32, dims - base);
+    for (let b = 0; b < end; b++) if ((v[base + b] as number) > (mean[base + b] as number)) word |= 1 << b;
+    out[w++] = word;
+  }
+}
+
+function dot(v: Float32Array, q: Float32Array): number {
+  const dims = q.length;
   let s0 = 0;
   let s1 = 0;
   let d = 0;
   for (; d + 1 < dims; d += 2) {
-    s0 += (m[off + d] as number) * (q[d] as number);
-    s1 += (m[off + d + 1] as number) * (q[d + 1] as number);
+    s0 += (v[d] as number) * (q[d] as number);
+    s1 += (v[d + 1] as number) * (q[d + 1] as number);
   }
-  if (d < dims) s0 += (m[off + d] as number) * (q[d] as number);
+  if (d < dims) s0 += (v[d] as number) * (q[d] as number);
   return s0 + s1;
 }
 
