@@ -17,7 +17,23 @@ import type { Method } from "./retrieval.js";
 const DEPTH = 100;
 const REVISION = "catalog-v1-000000000000000000000000";
 
-export function hybridMethod(): Method {
+/**
+ * The alternative the fusion was measured against: reciprocal-rank fusion (1 / (60 + rank) from
+ * each list's top 50), ranking only; resolve stays as search's.
+ */
+function rrfFusion(idx: SearchIndex, semantic: SemanticSearch, vector: Float32Array, query: string): string[] {
+  const fused = new Map<string, number>();
+  idx.rank(query, { limit: 50 }).matches.forEach((m, r) => fused.set(m.entry.namespaced, 1 / (61 + r)));
+  semantic.dense.search(vector, 50).forEach((d, r) => fused.set(d.entry.namespaced, (fused.get(d.entry.namespaced) ?? 0) + 1 / (61 + r)));
+  return [...fused].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([name]) => name);
+}
+
+export function rrfMethod(): Method {
+  const inner = hybridMethod(true);
+  return { ...inner, name: "hybrid, RRF (fixture)" };
+}
+
+export function hybridMethod(rrf = false): Method {
   let fixture: EmbeddingsFixture | undefined;
   const dirs: string[] = [];
   const services: SemanticSearch[] = [];
@@ -41,7 +57,10 @@ export function hybridMethod(): Method {
         const got = await semantic.queryVectors([query]);
         if ("reason" in got) throw new Error(`hybrid bench: ${got.reason}`);
         const ranker = new HybridRanker(idx, semantic.dense, got.vectors);
-        const ranked = ranker.rank(query, { limit: DEPTH }).matches.map((m) => m.entry.namespaced);
+        const vector = got.vectors.get(query);
+        const ranked =
+          rrf && vector ? rrfFusion(idx, semantic, vector, query) : ranker.rank(query, { limit: DEPTH }).matches.map((m) => m.entry.namespaced);
+        if (rrf) return { ranked };
         const doc = buildResolveResponse(ranker, { query }, { revision: REVISION });
         const rec = doc["recommendation"] as { namespaced?: string } | null;
         return { ranked, confident: doc["status"] === "confident" ? (rec?.namespaced ?? null) : null };

@@ -1,7 +1,8 @@
 // Retrieval quality of discovery, side by side in one run: plain BM25 (implemented here, the
 // baseline), MiniSearch (the library, with our tokeniser), the lexical ranker (SearchIndex, with
 // resolve_tool's assessment), and hybrid (lexical + dense through the real embeddings client
-// against the local fixture endpoint: plumbing only, the fixture is not a language model).
+// against the local fixture endpoint: plumbing only, the fixture is not a language model), with
+// normalised-score fusion (what search uses) and, for comparison, reciprocal-rank fusion.
 //
 //   npx tsx bench/retrieval.ts                 # every set, every method
 //   npx tsx bench/retrieval.ts --via-gateway   # also mcphub_search_tools through a real gateway
@@ -42,7 +43,7 @@ import {
   type Half,
 } from "./bench-data.js";
 import { gatewaySearcher } from "./gateway-search.js";
-import { hybridMethod } from "./hybrid-fixture.js";
+import { hybridMethod, rrfMethod } from "./hybrid-fixture.js";
 
 const DEPTH = 100;
 const MAX_QUERY_BYTES = 2048;
@@ -275,7 +276,7 @@ async function main(): Promise<void> {
     { set: "natural requests", catalogue: "+ MCP-Zero", entries: withDistractors, queries: natural("live") },
     { set: "example requests", catalogue: "example config", entries: exampleEntries, queries: natural("example") },
   ];
-  const methods: Method[] = [bm25, minisearch, lexical, hybridMethod()].filter((m) => !only || m.name.startsWith(only));
+  const methods: Method[] = [bm25, minisearch, lexical, hybridMethod(), rrfMethod()].filter((m) => !only || m.name.startsWith(only));
 
   const header = ["set", "catalogue", "tools", "half", "n", "method", "hit@1", "hit@5", "recall@5", "MRR", "conf share", "conf prec"];
   const rows: string[][] = [];
