@@ -16,6 +16,7 @@ import { errorText } from "../util/errors.js";
 import { VERSION } from "../version.js";
 import { DetachedRegistry } from "./detached.js";
 import type { Logger } from "./log.js";
+import { Passthrough } from "./passthrough/router.js";
 import { Scope } from "./policy/scope.js";
 import { AgentView } from "./view.js";
 
@@ -26,6 +27,8 @@ export interface HubOptions {
   /** A stdio gateway serves one agent: only that agent's servers are started. */
   agent?: string;
   log: Logger;
+  /** A stdio gateway: exactly one upstream session, which owns every downstream connection. */
+  singleSession?: boolean;
 }
 
 export class Hub {
@@ -35,6 +38,8 @@ export class Hub {
   readonly telemetry: Telemetry;
   /** Semantic search, when `search.embeddings` is configured (otherwise search is lexical only). */
   readonly semantic: SemanticSearch | undefined;
+  /** Routes server→client requests and notifications between downstreams and upstream sessions. */
+  readonly passthrough: Passthrough;
   private readonly views = new Map<string, AgentView>();
   /** Supervisor generation last applied to the catalogue, per server (avoids re-indexing twice). */
   private readonly applied = new Map<string, number>();
@@ -58,12 +63,14 @@ export class Hub {
       return keyring;
     };
     const secrets: SecretResolver = new VaultSecretResolver({ dataDir: opts.dataDir, env: opts.env, keyring: openOnce });
+    this.passthrough = new Passthrough({ config, supervisor: () => this.supervisor, log: opts.log, singleSession: opts.singleSession === true });
     this.supervisor = new Supervisor({
       servers: config.servers,
       connectTimeoutMs: config.connect_timeout,
       clientInfo: { name: opts.agent ? `mcphub/${opts.agent}` : "mcphub", version: VERSION },
       secrets,
       log: (level, msg) => opts.log[level](msg),
+      hooks: this.passthrough.hooks,
     });
     this.supervisor.onChange((server) => this.syncServer(server));
     const embeddings = config.search?.embeddings;
@@ -164,6 +171,7 @@ export class Hub {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.passthrough.close();
     this.detached.cancelAll();
     await this.supervisor.close();
     await this.semantic?.close();
