@@ -70,11 +70,12 @@ describe("soak", () => {
     console.log(`soak: ${JSON.stringify(report)}`);
     // Expiry, not the cap, freed them.
     expect(peakSessions).toBeGreaterThan(0);
-    // Generous: 2,000 sessions held at once cost about 100 MiB here, and V8 returns freed pages
-    // lazily; a leak keeps all of it (and the session count never drops to 0 at all).
+    // Generous: 2,000 sessions cost about 100 MiB here (measured +97 MiB with all of them open),
+    // and V8 returns freed pages lazily (+42..+56 MiB was seen right after expiry); a leak keeps
+    // all of it (and the session count never drops to 0 at all).
     for (const after of [afterAbandoned, afterCycles]) {
       expect(after.fds).toBeLessThanOrEqual(base.fds + 8);
-      expect(after.rss).toBeLessThanOrEqual(base.rss + 64 * MiB);
+      expect(after.rss).toBeLessThanOrEqual(base.rss + 80 * MiB);
     }
   }, 300_000);
 });
