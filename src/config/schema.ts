@@ -184,6 +184,7 @@ export const configSchema = z
     verbatim: z.boolean().default(false),
     listen: z.string().describe('HOST:PORT such as "127.0.0.1:9820"').optional(),
     result_retention: durationSchema.default(24 * 3_600_000),
+    find_timeout: durationSchema.default(10_000),
     management_tool_names: z
       .enum(["prefixed", "clean"], { message: 'management_tool_names must be "prefixed" (mcphub_*) or "clean"' })
       .default("prefixed"),
@@ -203,6 +204,7 @@ export const configSchema = z
     if (c.connect_timeout <= 0) ctx.addIssue({ code: "custom", path: ["connect_timeout"], message: "connect_timeout must be positive" });
     if (c.call_timeout <= 0) ctx.addIssue({ code: "custom", path: ["call_timeout"], message: "call_timeout must be positive" });
     if (c.result_retention <= 0) ctx.addIssue({ code: "custom", path: ["result_retention"], message: "result_retention must be positive" });
+    if (c.find_timeout <= 0) ctx.addIssue({ code: "custom", path: ["find_timeout"], message: "find_timeout must be positive" });
     if (c.response_budget !== 0 && c.response_budget < MIN_RESPONSE_BUDGET) {
       ctx.addIssue({
         code: "custom",

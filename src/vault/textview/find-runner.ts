@@ -12,9 +12,17 @@ export interface FindWorkerInput {
   job: FindJob;
 }
 
+export interface FindOwner {
+  agent: string;
+  server: string;
+  tool: string;
+  namespaced: string;
+}
+
 export type FindWorkerMessage =
+  | { t: "owner"; owner: FindOwner }
   | { t: "match"; m: FindMatch }
-  | { t: "done"; truncated: boolean; owner: { agent: string; server: string; tool: string; namespaced: string } }
+  | { t: "done"; truncated: boolean }
   | { t: "gone" }
   | { t: "error"; tampered: boolean; message: string };
 
@@ -24,7 +32,7 @@ export interface FindOutcome {
   matches: FindMatch[];
   truncated: boolean;
   /** Whose result the worker read (to confirm it is the one whose scope was checked). */
-  owner?: { agent: string; server: string; tool: string; namespaced: string };
+  owner?: FindOwner;
 }
 
 /** The stored result did not authenticate in the worker. */
@@ -60,6 +68,7 @@ export async function runFind(input: FindWorkerInput, timeoutMs: number, signal?
   try {
     return await new Promise<FindOutcome>((resolve, reject) => {
       const matches: FindMatch[] = [];
+      let owner: FindOwner | undefined;
       const worker = startWorker(import.meta.url, "find-worker", input, { resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } });
       let settled = false;
       const finish = (fn: () => void) => {
@@ -70,12 +79,13 @@ export async function runFind(input: FindWorkerInput, timeoutMs: number, signal?
         void worker.terminate();
         fn();
       };
-      const timer = setTimeout(() => finish(() => resolve({ status: "timeout", matches, truncated: true })), timeoutMs);
+      const timer = setTimeout(() => finish(() => resolve({ status: "timeout", matches, truncated: true, ...(owner ? { owner } : {}) })), timeoutMs);
       const onAbort = () => finish(() => reject(new Error("search cancelled")));
       signal?.addEventListener("abort", onAbort, { once: true });
       worker.on("message", (msg: FindWorkerMessage) => {
-        if (msg.t === "match") matches.push(msg.m);
-        else if (msg.t === "done") finish(() => resolve({ status: "ok", matches, truncated: msg.truncated, owner: msg.owner }));
+        if (msg.t === "owner") owner = msg.owner;
+        else if (msg.t === "match") matches.push(msg.m);
+        else if (msg.t === "done") finish(() => resolve({ status: "ok", matches, truncated: msg.truncated, ...(owner ? { owner } : {}) }));
         else if (msg.t === "gone") finish(() => resolve({ status: "gone", matches: [], truncated: false }));
         else finish(() => reject(msg.tampered ? new FindTamperedError(msg.message) : new Error(msg.message)));
       });

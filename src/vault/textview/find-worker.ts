@@ -25,6 +25,7 @@ async function main(): Promise<void> {
     const reader = await ChunkReader.open(handle, size, Buffer.from(input.key), input.callId);
     const h = reader.header;
     if (h.expires <= Date.now()) return post({ t: "gone" });
+    post({ t: "owner", owner: { agent: h.agent, server: h.server, tool: h.tool, namespaced: h.namespaced } });
     // The last chunk read is kept: consecutive windows share chunks.
     let last: { index: number; plain: Buffer } | undefined;
     const chunk = async (index: number) => {
@@ -41,7 +42,7 @@ async function main(): Promise<void> {
       view = scanner.finish();
     }
     const { truncated } = await findInView(view, src, input.job, (m: FindMatch) => post({ t: "match", m }));
-    post({ t: "done", truncated, owner: { agent: h.agent, server: h.server, tool: h.tool, namespaced: h.namespaced } });
+    post({ t: "done", truncated });
   } finally {
     await handle.close();
   }

@@ -81,10 +81,12 @@ export interface ViewSummary {
   chars: number;
   lines: number;
   kinds: Record<string, number>;
+  /** Non-text blocks that `block` can fetch. */
+  blocks: number;
 }
 
 export function summarize(v: ViewIndex): ViewSummary {
-  return { source: v.source, chars: v.chars, lines: v.lines, kinds: { ...v.kinds } };
+  return { source: v.source, chars: v.chars, lines: v.lines, kinds: { ...v.kinds }, blocks: v.blocks.length };
 }
 
 export function emptyView(ok: boolean): ViewIndex {

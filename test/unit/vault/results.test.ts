@@ -96,7 +96,7 @@ describe("ResultStore round trips", () => {
     expect((await reassemble(store, "detached-1", 333)).equals(bytes)).toBe(true);
     // Bytes that are not a JSON object are stored all the same, with an empty text view.
     const { view, ...stored } = meta;
-    expect(view).toEqual({ source: "none", chars: 0, lines: 0, kinds: {} });
+    expect(view).toEqual({ source: "none", chars: 0, lines: 0, kinds: {}, blocks: 0 });
     expect(await store.meta("detached-1")).toEqual(stored);
   });
 

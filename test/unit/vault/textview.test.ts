@@ -237,7 +237,7 @@ describe("the stored index", () => {
     const { dataDir, store: s } = await store();
     const text = `${"héllo wörld 😀\n".repeat(300_000)}end`;
     const meta = await s.put(META, JSON.stringify({ content: [{ type: "text", text }, { type: "image", data: "AAAA", mimeType: "image/png" }] }));
-    expect(meta.view).toEqual({ source: "text", chars: codePoints(text), lines: 300_001, kinds: { text: 1, image: 1 } });
+    expect(meta.view).toEqual({ source: "text", chars: codePoints(text), lines: 300_001, kinds: { text: 1, image: 1 }, blocks: 1 });
     const other = await ResultStore.open({ dataDir, retentionMs: 3_600_000, env: vaultEnv(dataDir) });
     const view = await other.view(meta.callId);
     expect(view.lines).toBe(300_001);
