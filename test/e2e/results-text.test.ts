@@ -274,6 +274,6 @@ describe("management answers over the response budget", () => {
       cursor = Number(doc.nextCursor);
     }
     // The stored answer is the search result itself: its text block, which holds its JSON.
-    expect((JSON.parse(all) as { matches: { namespaced: string }[] }).matches.map((m) => m.namespaced)).toEqual(["docs__echo", "docs__log", "docs__picture", "docs__table"]);
+    expect((JSON.parse(all) as { matches: { namespaced: string }[] }).matches.map((m) => m.namespaced)).toEqual(["docs__echo", "docs__file", "docs__log", "docs__picture", "docs__table"]);
   });
 });

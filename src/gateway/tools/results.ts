@@ -289,9 +289,9 @@ async function blockPage(ctx: ToolContext, store: ResultStore, meta: ResultMeta,
 }
 
 /** `/source/flags` is a regular expression; anything else is searched for literally. */
-export function parsePattern(find: string): { source: string; flags: string } {
+export function parsePattern(find: string): { source: string; flags: string; literal?: string } {
   const m = /^\/(.+)\/([a-z]*)$/s.exec(find);
-  if (!m) return { source: find.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&"), flags: "" };
+  if (!m) return { source: find.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&"), flags: "", literal: find };
   const source = m[1] as string;
   const flags = m[2] as string;
   const bad = [...flags].filter((f) => !"imsuv".includes(f));

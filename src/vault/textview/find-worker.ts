@@ -1,18 +1,16 @@
-// The find worker: opens one stored result with the vault key it was given, authenticates it,
-// reads (or, for an old file, builds) its view index and runs findInView, posting each match as
-// it is found and then "done". The gateway terminates it when the time bound passes.
+// The find worker: for each job it is sent, opens one stored result with the vault key, checks it
+// authenticates, reads (or, for an old file, builds) its view index and runs findInView, posting
+// each match as it is found and then "done". The gateway keeps it for the next search and
+// terminates it when a search overruns its time bound.
 import { open } from "node:fs/promises";
-import { parentPort, workerData } from "node:worker_threads";
+import { parentPort } from "node:worker_threads";
 import { ChunkReader, FormatError, gatherRange } from "../chunkfile.js";
 import { findInView, type FindMatch } from "./find.js";
 import { ResultScanner } from "./scan.js";
 import { decodeView, type ViewIndex } from "./types.js";
 import type { FindWorkerInput, FindWorkerMessage } from "./find-runner.js";
 
-const input = workerData as FindWorkerInput;
-const post = (m: FindWorkerMessage) => parentPort?.postMessage(m);
-
-async function main(): Promise<void> {
+async function run(input: FindWorkerInput, post: (m: FindWorkerMessage) => void): Promise<void> {
   let handle;
   try {
     handle = await open(input.path, "r");
@@ -48,7 +46,10 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err: unknown) => {
-  const tampered = err instanceof FormatError || (err instanceof Error && err.name === "ZodError");
-  post({ t: "error", tampered, message: err instanceof Error ? err.message : String(err) });
+parentPort?.on("message", (input: FindWorkerInput & { id: number }) => {
+  const post = (m: FindWorkerMessage) => parentPort?.postMessage({ ...m, id: input.id });
+  run(input, post).catch((err: unknown) => {
+    const tampered = err instanceof FormatError || (err instanceof Error && err.name === "ZodError");
+    post({ t: "error", tampered, message: err instanceof Error ? err.message : String(err) });
+  });
 });

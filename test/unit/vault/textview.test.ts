@@ -11,7 +11,8 @@ import { ResultStore, VaultTamperedError } from "../../../src/vault/index.js";
 import { codePoints } from "../../../src/vault/textview/chars.js";
 import { readBlock, readLines, readTextPage, type StoredBytes } from "../../../src/vault/textview/reader.js";
 import { ResultScanner } from "../../../src/vault/textview/scan.js";
-import { findInView, type FindMatch } from "../../../src/vault/textview/find.js";
+import { findDecoded, findInView, type FindJob, type FindMatch } from "../../../src/vault/textview/find.js";
+import { requiredLiteral } from "../../../src/vault/textview/literal.js";
 import { removeTempDirs, tempDataDir, vaultEnv } from "./helpers.js";
 
 afterAll(removeTempDirs);
@@ -213,6 +214,73 @@ describe("find over the view", () => {
     expect(all.matches).toHaveLength(50);
   });
 
+  it("a literal found in the stored bytes gives exactly what searching the decoded text gives", async () => {
+    const lines: string[] = [];
+    for (let i = 0; i < 30_000; i++) lines.push(i % 1000 === 7 ? `tricky \\n "quoted" \u0001 n u0001 ${mixedText(20, i)}` : `plain line ${i} ${mixedText(30, i)}`);
+    lines[29_000] = `${"é".repeat(100_000)} needle in a long line`;
+    const text = lines.join("\n");
+    const json = Buffer.from(JSON.stringify({ content: [{ type: "text", text }, { type: "text", text: "second block: needle n" }] }));
+    const view = index(json, 65_536);
+    for (const literal of ["needle", "n", '"quoted"', "\\n", "u0001", "\u0001", "😀", "é", "plain line 2999"]) {
+      const job = { source: literal.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&"), flags: "", context: 1, maxMatches: 40 };
+      const slow: FindMatch[] = [];
+      const fast: FindMatch[] = [];
+      const a = await findInView(view, memory(json), job, (m) => slow.push(m));
+      const b = await findInView(view, memory(json), { ...job, literal }, (m) => fast.push(m));
+      expect({ literal, truncated: b.truncated, lines: fast.map((m) => [m.line, m.cursor, m.matchCursor]) }).toEqual({ literal, truncated: a.truncated, lines: slow.map((m) => [m.line, m.cursor, m.matchCursor]) });
+      const short = (ms: FindMatch[]) => ms.filter((m) => m.matchCursor === undefined);
+      expect(short(fast)).toEqual(short(slow));
+    }
+    // A literal across a mark (the first mark falls 64 KiB into the text) is found once.
+    for (const shift of [1, 3, 5]) {
+      const across = `${"a".repeat(65_536 - shift)}NEEDLE${"b".repeat(10)}\nend`;
+      const j = Buffer.from(JSON.stringify({ content: [{ type: "text", text: across }] }));
+      const v = index(j, 4096);
+      expect(v.marks.length).toBeGreaterThan(1);
+      const hits: FindMatch[] = [];
+      await findInView(v, memory(j), { source: "NEEDLE", flags: "", context: 0, maxMatches: 5, literal: "NEEDLE" }, (m) => hits.push(m));
+      expect(hits.map((m) => [m.line, m.cursor, m.matchCursor])).toEqual([[1, 0, 65_536 - shift]]);
+    }
+  });
+
+  it("a pattern with a literal part is searched through that literal, with the same answer", async () => {
+    const lines: string[] = [];
+    for (let i = 0; i < 20_000; i++) lines.push(`${i % 3 ? "INFO" : "ERROR"} req=${i} took ${i % 1000}ms "path" ${mixedText(12, i)}`);
+    const text = lines.join("\n");
+    const json = Buffer.from(JSON.stringify({ content: [{ type: "text", text }] }));
+    const view = index(json, 65_536);
+    for (const source of ["ERROR req=1\\d{3} ", "took 99\\dms", "^ERROR req=\\d+5 took", "req=(12|13)\\d\\d took [23]", "\"path\" ."]) {
+      expect(requiredLiteral(source, "")).toBeDefined();
+      const job: FindJob = { source, flags: "", context: 2, maxMatches: 30 };
+      const slow: FindMatch[] = [];
+      const fast: FindMatch[] = [];
+      const a = await findDecoded(view, memory(json), job, (m) => slow.push(m));
+      const b = await findInView(view, memory(json), job, (m) => fast.push(m));
+      expect({ source, truncated: b.truncated, matches: fast }).toEqual({ source, truncated: a.truncated, matches: slow });
+      expect(slow.length).toBeGreaterThan(0);
+    }
+  });
+
+  it("reads a required literal off a pattern only when it is safe to", () => {
+    const cases: [string, string, string | undefined][] = [
+      ["NEEDLE-\\d{4}", "", "NEEDLE-"],
+      ["ab?cde", "", "cde"],
+      ["a+bcd", "", "bcd"],
+      ["(foo|bar)bazz", "", "bazz"],
+      ["[0-9]+ms took", "", "ms took"],
+      ["\\.json$", "", ".json"],
+      ["foo|barbaz", "", undefined],
+      ["abc\\sdef", "", undefined],
+      ["[^x]abcdef", "", undefined],
+      ["abcdef", "i", undefined],
+      ["abc.def", "s", undefined],
+      ["a.b", "", undefined],
+      ["x{2,}yzw", "", "yzw"],
+      ["(a)\\1bcd", "", undefined],
+    ];
+    for (const [source, flags, want] of cases) expect({ source, got: requiredLiteral(source, flags) }).toEqual({ source, got: want });
+  });
+
   it("anchors and flags work per line; a line far longer than a window is shown around the match", async () => {
     const long = `${"a".repeat(600_000)}TARGET${"b".repeat(10)}`;
     const { matches } = await run(`first\nsecond line\n${long}\nlast`, "^second|target$|^LAST", { flags: "i" });
@@ -295,12 +363,12 @@ describe("the stored index", () => {
 
   it("find runs in a worker and stops a catastrophic pattern at the time bound", async () => {
     const { store: s } = await store();
-    const meta = await s.put(META, JSON.stringify({ content: [{ type: "text", text: `${"a".repeat(40)}\nneedle\n` }] }));
+    const meta = await s.put(META, JSON.stringify({ content: [{ type: "text", text: `${"a".repeat(40)}!\nneedle\n` }] }));
     const ok = await s.find(meta.callId, { source: "needle", flags: "", context: 0, maxMatches: 5 }, 30_000);
     expect(ok).toMatchObject({ status: "ok", truncated: false, owner: { agent: "claude", server: "files" } });
     expect(ok.matches.map((m) => m.line)).toEqual([2]);
-    // 2^40 steps on the 40 a's of line 1: only the bound can end it.
-    const slow = await s.find(meta.callId, { source: "^(a+)+$", flags: "", context: 0, maxMatches: 5 }, 500);
+    // 2^40 ways to split line 1's forty a's before the "!" fails the match: only the bound ends it.
+    const slow = await s.find(meta.callId, { source: "^(a+)+$", flags: "", context: 0, maxMatches: 5 }, 2000);
     expect(slow.status).toBe("timeout");
     const after = await s.find(meta.callId, { source: "needle", flags: "", context: 0, maxMatches: 5 }, 30_000);
     expect(after.status).toBe("ok");
