@@ -472,6 +472,10 @@ export class ResultScanner {
   private scanString(buf: Buffer, i: number): number {
     const len = buf.length;
     const base = this.offset;
+    // The next quote and backslash at or after i (len when none), found once and reused until
+    // passed: text with an escape every few bytes would otherwise rescan for both each time.
+    let q = -1;
+    let b = -1;
     while (i < len) {
       if (this.esc > 0) {
         const c = buf[i] as number;
@@ -499,11 +503,15 @@ export class ResultScanner {
         i++;
         continue;
       }
-      let q = buf.indexOf(QUOTE, i);
-      if (q < 0) q = len;
-      let b = buf.indexOf(BACKSLASH, i);
-      if (b < 0 || b > q) b = -1;
-      const next = b >= 0 ? b : q;
+      if (q < i) {
+        q = buf.indexOf(QUOTE, i);
+        if (q < 0) q = len;
+      }
+      if (b < i) {
+        b = buf.indexOf(BACKSLASH, i);
+        if (b < 0) b = len;
+      }
+      const next = b < q ? b : q;
       if (next > i) {
         switch (this.use) {
           case Use.Count:
@@ -521,7 +529,7 @@ export class ResultScanner {
         }
       }
       if (next === len) return len;
-      if (next === b) {
+      if (next === b && b < q) {
         if (this.use === Use.Count) this.counter?.beforeEscape(base + b);
         else if (this.use === Use.Range && this.range) this.range.escaped = true;
         else if (this.use === Use.Key || this.use === Use.Capture) this.collect(buf, b, b + 1);
