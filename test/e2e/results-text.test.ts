@@ -29,12 +29,16 @@ function wire(r: CallToolResult): number {
   return Buffer.byteLength(JSON.stringify(r), "utf8");
 }
 
-describe("reading stored results as text", () => {
-  let home: TempHome;
-  let gw: GatewayClient;
+/**
+ * A gateway in front of the documents fixture for one describe block, started before its tests and
+ * closed after them; `extra` adds config keys.
+ */
+function documentsGateway(extra: Record<string, unknown> = {}): () => GatewayClient {
+  let home: TempHome | undefined;
+  let gw: GatewayClient | undefined;
   beforeAll(async () => {
     home = tempHome();
-    const cfg = home.writeConfig({ expose: "lazy", find_timeout: "2s", servers: { docs: { command: node, args: [DOCUMENTS] } } });
+    const cfg = home.writeConfig({ expose: "lazy", ...extra, servers: { docs: { command: node, args: [DOCUMENTS] } } });
     gw = await startGateway(home, cfg);
     await waitReady(gw, ["docs"]);
   });
@@ -42,12 +46,20 @@ describe("reading stored results as text", () => {
     await gw?.close();
     home?.cleanup();
   });
+  return () => {
+    if (!gw) throw new Error("gateway not started");
+    return gw;
+  };
+}
+
+describe("reading stored results as text", () => {
+  const gateway = documentsGateway({ find_timeout: "2s" });
 
   it("a 5 MB multi-byte text reads back exactly from its text pages, and find leads to line 70,000", async () => {
     const lines = 80_000;
     const original = logOf(lines, "NEEDLE", 70_000);
     expect(Buffer.byteLength(original)).toBeGreaterThan(5 * 1024 * 1024);
-    const receipt = (await gw.call("mcphub_call_tool", { tool: "docs__log", arguments: { lines, needle: "NEEDLE", needleAt: 70_000 } })).structuredContent as Record<string, unknown>;
+    const receipt = (await gateway().call("mcphub_call_tool", { tool: "docs__log", arguments: { lines, needle: "NEEDLE", needleAt: 70_000 } })).structuredContent as Record<string, unknown>;
     expect(receipt).toMatchObject({ status: "stored", totalLines: lines, totalChars: [...original].length, kinds: { text: 1 } });
     expect(String(receipt.nextAction)).toContain('format: "text"');
     expect(String(receipt.nextAction)).toContain("find");
@@ -58,7 +70,7 @@ describe("reading stored results as text", () => {
     let pages = 0;
     let wireBytes = 0;
     for (;;) {
-      const r = await gw.call("mcphub_get_result", { callId, format: "text", cursor });
+      const r = await gateway().call("mcphub_get_result", { callId, format: "text", cursor });
       wireBytes += wire(r);
       expect(wire(r)).toBeLessThanOrEqual(32 * 1024);
       const page = answer(r);
@@ -78,56 +90,56 @@ describe("reading stored results as text", () => {
     const escaped = Buffer.byteLength(JSON.stringify(JSON.stringify(original)));
     expect(wireBytes / escaped).toBeLessThan(1.1);
 
-    const found = answer(await gw.call("mcphub_get_result", { callId, find: "NEEDLE", context: 1 }));
+    const found = answer(await gateway().call("mcphub_get_result", { callId, find: "NEEDLE", context: 1 }));
     expect(found).toMatchObject({ status: "ok", truncated: false, totalLines: lines });
     const matches = found.matches as { line: number; cursor: number; text: string; before: string[]; after: string[] }[];
     expect(matches).toHaveLength(1);
     expect(matches[0]).toMatchObject({ line: 70_000, text: "line 70000: here is the NEEDLE you want" });
     expect(matches[0]?.before).toEqual([original.split("\n")[69_998]]);
-    const there = answer(await gw.call("mcphub_get_result", { callId, format: "text", cursor: matches[0]?.cursor }));
+    const there = answer(await gateway().call("mcphub_get_result", { callId, format: "text", cursor: matches[0]?.cursor }));
     expect(String(there.text).startsWith("line 70000: here is the NEEDLE you want\n")).toBe(true);
     expect(there.line).toBe(70_000);
 
-    const range = answer(await gw.call("mcphub_get_result", { callId, lines: "69999-70001" }));
+    const range = answer(await gateway().call("mcphub_get_result", { callId, lines: "69999-70001" }));
     expect(range).toMatchObject({ lines: "69999-70001", totalLines: lines });
     expect(range.text).toBe(`${original.split("\n").slice(69_998, 70_001).join("\n")}\n`);
 
     // Lines end with "here <line % 97>": 79,990-79,992 end with 62-64.
-    const regex = answer(await gw.call("mcphub_get_result", { callId, find: "/^line 7999\\d: .*here (6[2-4])$/", max_matches: 5 }));
+    const regex = answer(await gateway().call("mcphub_get_result", { callId, find: "/^line 7999\\d: .*here (6[2-4])$/", max_matches: 5 }));
     expect((regex.matches as { line: number }[]).map((m) => m.line)).toEqual([79_990, 79_991, 79_992]);
   });
 
   it("an image block is listed on the first text page and fetched byte-exactly", async () => {
     const size = 50_000;
-    const receipt = (await gw.call("mcphub_call_tool", { tool: "docs__picture", arguments: { bytes: size } })).structuredContent as Record<string, unknown>;
+    const receipt = (await gateway().call("mcphub_call_tool", { tool: "docs__picture", arguments: { bytes: size } })).structuredContent as Record<string, unknown>;
     expect(receipt).toMatchObject({ status: "stored", kinds: { text: 2, image: 1 } });
     expect(String(receipt.nextAction)).toContain("block");
     const callId = String(receipt.callId);
-    const first = answer(await gw.call("mcphub_get_result", { callId, format: "text" }));
+    const first = answer(await gateway().call("mcphub_get_result", { callId, format: "text" }));
     expect(first.text).toBe("A caption before the picture.\nA note after it.");
     expect(first.blocks).toEqual([{ index: 1, type: "image", mimeType: "image/png", bytes: size }]);
     const parts: Buffer[] = [];
     let cursor = 0;
     for (;;) {
-      const page = answer(await gw.call("mcphub_get_result", { callId, block: 1, cursor }));
+      const page = answer(await gateway().call("mcphub_get_result", { callId, block: 1, cursor }));
       expect(page).toMatchObject({ status: "ok", block: 1, mimeType: "image/png", cursor, totalBytes: size });
       parts.push(Buffer.from(String(page.data), "base64"));
       if (page.done) break;
       cursor = Number(page.nextCursor);
     }
     expect(Buffer.concat(parts).equals(pictureOf(size))).toBe(true);
-    expect(answer(await gw.call("mcphub_get_result", { callId, block: 0 }))).toMatchObject({ status: "no_such_block", reason: 'content[0] is text: read it with format: "text"' });
-    expect(answer(await gw.call("mcphub_get_result", { callId, block: 7 }))).toMatchObject({ status: "no_such_block" });
+    expect(answer(await gateway().call("mcphub_get_result", { callId, block: 0 }))).toMatchObject({ status: "no_such_block", reason: 'content[0] is text: read it with format: "text"' });
+    expect(answer(await gateway().call("mcphub_get_result", { callId, block: 7 }))).toMatchObject({ status: "no_such_block" });
   });
 
   it("a result with only structuredContent reads as its pretty JSON", async () => {
-    const receipt = (await gw.call("mcphub_call_tool", { tool: "docs__table", arguments: { rows: 2000 } })).structuredContent as Record<string, unknown>;
+    const receipt = (await gateway().call("mcphub_call_tool", { tool: "docs__table", arguments: { rows: 2000 } })).structuredContent as Record<string, unknown>;
     const callId = String(receipt.callId);
     const expected = JSON.stringify({ rows: Array.from({ length: 2000 }, (_, i) => ({ id: i, name: `row ${i}`, tags: i % 2 ? ["odd"] : [] })) }, null, 2);
     let all = "";
     let cursor = 0;
     for (;;) {
-      const page = answer(await gw.call("mcphub_get_result", { callId, format: "text", cursor }));
+      const page = answer(await gateway().call("mcphub_get_result", { callId, format: "text", cursor }));
       expect(page.source).toBe("structuredContent");
       all += String(page.text);
       if (page.done) break;
@@ -137,37 +149,26 @@ describe("reading stored results as text", () => {
   });
 
   it("regex errors are clear, and a catastrophic pattern is stopped at find_timeout while the gateway keeps serving", async () => {
-    const receipt = (await gw.call("mcphub_call_tool", { tool: "docs__log", arguments: { lines: 20_000, needle: "a".repeat(40), needleAt: 5 } }))
+    const receipt = (await gateway().call("mcphub_call_tool", { tool: "docs__log", arguments: { lines: 20_000, needle: "a".repeat(40), needleAt: 5 } }))
       .structuredContent as Record<string, unknown>;
     const callId = String(receipt.callId);
-    const bad = await gw.call("mcphub_get_result", { callId, find: "/(unclosed/" });
+    const bad = await gateway().call("mcphub_get_result", { callId, find: "/(unclosed/" });
     expect(bad.isError).toBe(true);
     expect(text(bad)).toMatch(/^find: invalid regular expression \(.*\); fix it, or send plain text/);
     // Literal text is searched literally: parentheses and dots are not a pattern.
-    expect(answer(await gw.call("mcphub_get_result", { callId, find: "(no such thing." })).matches).toEqual([]);
+    expect(answer(await gateway().call("mcphub_get_result", { callId, find: "(no such thing." })).matches).toEqual([]);
     // On line 5's forty a's, (a+)+ followed by a failing end tries 2^40 splits: only the bound ends it.
-    const slow = answer(await gw.call("mcphub_get_result", { callId, find: "/(a+)+$/" }));
+    const slow = answer(await gateway().call("mcphub_get_result", { callId, find: "/(a+)+$/" }));
     expect(slow).toMatchObject({ status: "timeout", truncated: true });
     expect(String(slow.reason)).toContain("2 s");
     expect(String(slow.hint)).toMatch(/nested quantifiers/);
-    const after = answer(await gw.call("mcphub_get_result", { callId, find: "line 19999:" }));
+    const after = answer(await gateway().call("mcphub_get_result", { callId, find: "line 19999:" }));
     expect((after.matches as { line: number }[])[0]?.line).toBe(19_999);
   });
 });
 
 describe("contract v1 pages", () => {
-  let home: TempHome;
-  let gw: GatewayClient;
-  beforeAll(async () => {
-    home = tempHome();
-    const cfg = home.writeConfig({ expose: "lazy", servers: { docs: { command: node, args: [DOCUMENTS] } } });
-    gw = await startGateway(home, cfg);
-    await waitReady(gw, ["docs"]);
-  });
-  afterAll(async () => {
-    await gw?.close();
-    home?.cleanup();
-  });
+  const gateway = documentsGateway();
 
   it("local-agent's contract fixtures project as its index expects", () => {
     const cases = fixtureCases();
@@ -179,11 +180,11 @@ describe("contract v1 pages", () => {
   });
 
   it("real receipts and pages project like the fixtures, and each page is sent once", async () => {
-    const call = await gw.call("mcphub_call_tool", { tool: "docs__log", arguments: { lines: 3000 } });
+    const call = await gateway().call("mcphub_call_tool", { tool: "docs__log", arguments: { lines: 3000 } });
     expect(projectReceipt(call, { server: "docs", tool: "log" })).toMatchObject({ domain: "attention", digest: { kind: "mcphub_stored" } });
     const callId = String((call.structuredContent as { callId: string }).callId);
     const { bytes } = await reassemble(async (cursor) => {
-      const page = await gw.call("mcphub_get_result", { callId, cursor });
+      const page = await gateway().call("mcphub_get_result", { callId, cursor });
       const p = projectPage(page, callId, cursor);
       expect(p.domain).toBe("succeeded");
       // The base64 page travels once, in structuredContent; the text block only says what it is.
@@ -192,25 +193,14 @@ describe("contract v1 pages", () => {
       return page;
     }, callId);
     expect(JSON.parse(bytes.toString("utf8"))).toEqual({ content: [{ type: "text", text: logOf(3000) }] });
-    const mismatch = await gw.call("mcphub_get_result", { callId, cursor: 0 });
+    const mismatch = await gateway().call("mcphub_get_result", { callId, cursor: 0 });
     expect(projectPage(mismatch, "another-id", 0).domain).toBe("failed");
   });
 });
 
 describe("oversized arguments", () => {
-  let home: TempHome;
-  let gw: GatewayClient;
   const huge = "x".repeat(5 * 1024 * 1024);
-  beforeAll(async () => {
-    home = tempHome();
-    const cfg = home.writeConfig({ expose: "lazy", servers: { docs: { command: node, args: [DOCUMENTS] } } });
-    gw = await startGateway(home, cfg);
-    await waitReady(gw, ["docs"]);
-  });
-  afterAll(async () => {
-    await gw?.close();
-    home?.cleanup();
-  });
+  const gateway = documentsGateway();
 
   const cases: [string, Record<string, unknown>][] = [
     ["mcphub_list_servers", { junk: huge }],
@@ -231,7 +221,7 @@ describe("oversized arguments", () => {
   for (const [tool, args] of cases) {
     const field = Object.keys(args).map((k) => (k.length > 40 ? "<5 MiB name>" : k)).join(",");
     it(`${tool} {${field}} is answered briefly without quoting it`, async () => {
-      const r = await gw.call(tool, args);
+      const r = await gateway().call(tool, args);
       expect(wire(r)).toBeLessThan(2048);
       expect(JSON.stringify(r)).not.toContain("x".repeat(200));
       if (r.isError) expect(text(r).length).toBeGreaterThan(10);
@@ -239,34 +229,23 @@ describe("oversized arguments", () => {
   }
 
   it("the session still works afterwards", async () => {
-    const r = await gw.call("mcphub_call_tool", { tool: "docs__echo", arguments: { message: "still here" } });
+    const r = await gateway().call("mcphub_call_tool", { tool: "docs__echo", arguments: { message: "still here" } });
     expect(text(r)).toBe("echo: still here");
   });
 });
 
 describe("management answers over the response budget", () => {
-  let home: TempHome;
-  let gw: GatewayClient;
-  beforeAll(async () => {
-    home = tempHome();
-    const cfg = home.writeConfig({ expose: "lazy", response_budget: "1KB", servers: { docs: { command: node, args: [DOCUMENTS] } } });
-    gw = await startGateway(home, cfg);
-    await waitReady(gw, ["docs"]);
-  });
-  afterAll(async () => {
-    await gw?.close();
-    home?.cleanup();
-  });
+  const gateway = documentsGateway({ response_budget: "1KB" });
 
   it("become a receipt the same agent can read back as text", async () => {
-    const r = await gw.call("mcphub_search_tools", { query: "" });
+    const r = await gateway().call("mcphub_search_tools", { query: "" });
     expect(wire(r)).toBeLessThanOrEqual(1024);
     const receipt = r.structuredContent as Record<string, unknown>;
     expect(receipt).toMatchObject({ status: "stored", server: "mcphub", tool: "search_tools" });
     let all = "";
     let cursor = 0;
     for (;;) {
-      const page = await gw.call("mcphub_get_result", { callId: receipt.callId, format: "text", cursor });
+      const page = await gateway().call("mcphub_get_result", { callId: receipt.callId, format: "text", cursor });
       expect(wire(page)).toBeLessThanOrEqual(1024);
       const doc = answer(page);
       all += String(doc.text);
