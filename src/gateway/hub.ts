@@ -15,6 +15,7 @@ import { errorText } from "../util/errors.js";
 import { VERSION } from "../version.js";
 import { DetachedRegistry } from "./detached.js";
 import type { Logger } from "./log.js";
+import { Passthrough } from "./passthrough/router.js";
 import { Scope } from "./policy/scope.js";
 import { AgentView } from "./view.js";
 
@@ -25,6 +26,8 @@ export interface HubOptions {
   /** A stdio gateway serves one agent: only that agent's servers are started. */
   agent?: string;
   log: Logger;
+  /** A stdio gateway: exactly one upstream session, which owns every downstream connection. */
+  singleSession?: boolean;
 }
 
 export class Hub {
@@ -32,6 +35,8 @@ export class Hub {
   readonly supervisor: Supervisor;
   readonly detached: DetachedRegistry;
   readonly telemetry: Telemetry;
+  /** Routes server→client requests and notifications between downstreams and upstream sessions. */
+  readonly passthrough: Passthrough;
   private readonly views = new Map<string, AgentView>();
   /** Supervisor generation last applied to the catalogue, per server (avoids re-indexing twice). */
   private readonly applied = new Map<string, number>();
@@ -55,12 +60,14 @@ export class Hub {
       return keyring;
     };
     const secrets: SecretResolver = new VaultSecretResolver({ dataDir: opts.dataDir, env: opts.env, keyring: openOnce });
+    this.passthrough = new Passthrough({ config, supervisor: () => this.supervisor, log: opts.log, singleSession: opts.singleSession === true });
     this.supervisor = new Supervisor({
       servers: config.servers,
       connectTimeoutMs: config.connect_timeout,
       clientInfo: { name: opts.agent ? `mcphub/${opts.agent}` : "mcphub", version: VERSION },
       secrets,
       log: (level, msg) => opts.log[level](msg),
+      hooks: this.passthrough.hooks,
     });
     this.supervisor.onChange((server) => this.syncServer(server));
     this.telemetry = Telemetry.open({ dataDir: opts.dataDir });
@@ -99,6 +106,29 @@ export class Hub {
     this.supervisor.start(names);
   }
 
+  /** Whether this process starts the server (enabled, and in `--agent`'s scope if one was given). */
+  willStart(server: string): boolean {
+    return this.config.servers[server]?.enabled === true && new Scope(this.config, this.opts.agent).allowsServer(server);
+  }
+
+  /**
+   * Applies an enable/disable of one server to the running gateway (the status page has already
+   * written it to the config file): the connection is stopped or started and views built from
+   * now on see the new config. Until config hot reload exists, this is the one change the hub
+   * applies at run time.
+   */
+  async setServerEnabled(server: string, enabled: boolean): Promise<void> {
+    const cfg = this.config.servers[server];
+    if (!cfg) throw new Error(`unknown server "${server}"`);
+    if (cfg.enabled === enabled) return;
+    const next = { ...cfg, enabled };
+    this.opts.config = { ...this.config, servers: { ...this.config.servers, [server]: next } };
+    this.views.clear();
+    await this.supervisor.replace(server, next);
+    if (this.willStart(server)) this.supervisor.start([server]);
+    this.syncServer(server);
+  }
+
   /** The per-agent projection; an unknown agent throws with a clear message (via Scope). */
   view(agent?: string): AgentView {
     const key = agent ?? "";
@@ -126,6 +156,7 @@ export class Hub {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.passthrough.close();
     this.detached.cancelAll();
     await this.supervisor.close();
     await this.telemetry.close();

@@ -2,7 +2,10 @@
 // catalogue revision, the expose mode, effective pins and the schema budget report.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { JsonObject } from "../../catalog/types.js";
+import { isNamespaced, isPerSession, type ServerConfig } from "../../config/schema.js";
+import { conflictsOf, published } from "../listings.js";
 import { MANAGEMENT_TOOLS } from "../management.js";
+import { serverStatus } from "../server-status.js";
 import { jsonResult, type ToolContext } from "./context.js";
 
 export async function listServers(ctx: ToolContext): Promise<CallToolResult> {
@@ -14,23 +17,23 @@ export async function listServers(ctx: ToolContext): Promise<CallToolResult> {
   let total = 0;
   for (const name of Object.keys(hub.config.servers).sort()) {
     if (!view.scope.allowsServer(name)) continue;
-    const cfg = hub.config.servers[name];
-    if (!cfg) continue;
-    const snap = hub.supervisor.snapshot(name);
-    const connected = snap?.connected === true;
+    const st = serverStatus(hub, name);
+    if (!st) continue;
     const tools = counts.get(name) ?? 0;
-    if (connected) total += tools;
+    if (st.connected) total += tools;
+    // The stderr tail stays with the operator (status page); agents get the one-line error.
     servers.push({
       name,
-      enabled: cfg.enabled,
-      connected,
-      state: cfg.enabled ? (snap?.state ?? "connecting") : "disabled",
-      transport: cfg.url ? (cfg.transport ?? "http") : "stdio",
+      enabled: st.enabled,
+      connected: st.connected,
+      state: st.state,
+      transport: st.transport,
       tools,
-      ...(cfg.description !== undefined ? { description: cfg.description } : {}),
-      ...(cfg.tags?.length ? { tags: cfg.tags } : {}),
-      ...(cfg.use_when?.length ? { use_when: cfg.use_when } : {}),
-      ...(snap?.error ? { error: snap.error } : {}),
+      ...(st.description !== undefined ? { description: st.description } : {}),
+      ...(st.tags ? { tags: st.tags } : {}),
+      ...(st.use_when ? { use_when: st.use_when } : {}),
+      ...passthroughSettings(hub.config.servers[name]),
+      ...(st.error ? { error: st.error } : {}),
     });
   }
   const ad = view.advertisement();
@@ -46,7 +49,21 @@ export async function listServers(ctx: ToolContext): Promise<CallToolResult> {
     ...(ad.report ? { tool_schema_budget: ad.report as unknown as JsonObject } : {}),
     ...(view.agent !== undefined ? { agent: view.agent } : {}),
   };
+  const conflicts = mountConflicts(ctx);
+  if (conflicts.length > 0) doc.mount_conflicts = conflicts;
   const vaultProblem = await hub.vaultProblem();
   if (vaultProblem) doc.vault = { available: false, reason: vaultProblem };
   return jsonResult(doc);
+}
+
+/** The pass-through settings that differ from the defaults (docs/protocol.md). */
+function passthroughSettings(cfg: ServerConfig | undefined): JsonObject {
+  if (!cfg) return {};
+  return { ...(!isNamespaced(cfg) ? { namespace: false } : {}), ...(isPerSession(cfg) ? { connection: "per-session" } : {}) };
+}
+
+/** Names a `namespace: false` server could not publish unprefixed (see policy/mounts.ts). */
+export function mountConflicts(ctx: Pick<ToolContext, "hub" | "view">): JsonObject[] {
+  const all = [...ctx.view.toolMounts().conflicts.values(), ...conflictsOf(published(ctx.hub, ctx.view))];
+  return all.map((c) => ({ kind: c.kind, name: c.name, servers: c.servers, message: c.message }));
 }
