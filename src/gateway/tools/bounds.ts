@@ -6,7 +6,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { jsonByteLength, jsonPieces } from "../../util/json-stream.js";
 import { clipUtf8 } from "../../util/text.js";
 import { advertisedName, type ManagementTool } from "../management.js";
-import { buildReceipt } from "../receipts.js";
+import { buildReceipt, receiptBudget } from "../receipts.js";
 import { BadRequest, badRequest, isOwnError, type ToolContext } from "./context.js";
 
 /** Longest accepted value of each string argument, in characters. */
@@ -57,17 +57,25 @@ export function checkArgumentBounds(tool: ManagementTool, raw: unknown): void {
 }
 
 /**
- * Makes an answer fit the response budget. get_result answers are already fitted (and must stay
- * pages); the gateway's own error messages are clipped; any other answer over the budget (a
- * downstream's error result included) is stored in the vault and replaced by a receipt owned by
- * this agent.
+ * Makes an answer fit the response budget (none with `verbatim: true` or a budget of 0).
+ * get_result answers are already fitted (and must stay pages); the gateway's own error messages
+ * are clipped. Any other answer over the budget is first sent once instead of twice: its document
+ * as compact JSON in the one text block, which every client reads (local-agent and the SDK's
+ * helpers take the text when there is no structuredContent). Still over, it (a downstream's error
+ * result included) is stored in the vault and replaced by a receipt owned by this agent.
  */
 export async function boundReply(ctx: ToolContext, tool: ManagementTool, reply: CallToolResult): Promise<CallToolResult> {
-  const budget = ctx.hub.config.response_budget;
-  if (isOwnError(reply)) return clipError(reply, budget);
-  if (budget === 0 || tool === "get_result") return reply;
+  if (isOwnError(reply)) return clipError(reply, ctx.hub.config.response_budget);
+  const budget = receiptBudget(ctx.hub.config);
+  if (budget === undefined || tool === "get_result") return reply;
+  if (jsonByteLength(reply) <= budget) return reply;
+  const single = sentOnce(reply);
+  if (single && jsonByteLength(single) <= budget) return single;
+  if (tool === "list_servers" && single) return shrinkServerList(single, budget);
+  // resolve_tool's document is the contract hosts parse (and bounded by its own limits: a 2 KiB
+  // query, 10 alternatives, compact descriptions): a receipt in its place would only fail them.
+  if (tool === "resolve_tool" && single) return single;
   const bytes = jsonByteLength(reply);
-  if (bytes <= budget) return reply;
   const store = await ctx.hub.resultStore();
   if (!store) {
     ctx.hub.log.warn(`the ${tool} answer (${bytes} bytes) is over the response budget and the vault is unavailable; returning it in full`);
@@ -94,6 +102,44 @@ export async function boundReply(ctx: ToolContext, tool: ManagementTool, reply: 
     ctx.hub.log.warn(`storing the ${tool} answer failed (${err instanceof Error ? err.message : String(err)}); returning it in full`);
     return reply;
   }
+}
+
+/** A management document sent once (compact JSON text, no structuredContent); undefined for other answers. */
+function sentOnce(reply: CallToolResult): CallToolResult | undefined {
+  const doc = reply.structuredContent;
+  const only = reply.content?.length === 1 ? reply.content[0] : undefined;
+  if (!doc || only?.type !== "text") return undefined;
+  return { content: [{ type: "text", text: JSON.stringify(doc) }], ...(reply.isError ? { isError: true } : {}) };
+}
+
+/**
+ * list_servers under a small budget, in steps until it fits: the per-server descriptions, tags and
+ * hints and the budget report go first; then each server keeps only its name, state, tool count
+ * and a clipped error, and the document only what hosts read (servers, total_tools, expose,
+ * catalog_revision); then servers from the end of the list (`servers_truncated` says how many are
+ * listed of how many).
+ */
+function shrinkServerList(single: CallToolResult, budget: number): CallToolResult {
+  const text = (single.content?.[0] as { text: string }).text;
+  const doc = JSON.parse(text) as Record<string, unknown> & { servers?: Record<string, unknown>[] };
+  const once = (d: Record<string, unknown>): CallToolResult => ({ content: [{ type: "text", text: JSON.stringify(d) }] });
+  const fits = (r: CallToolResult) => jsonByteLength(r) <= budget;
+  const all = doc.servers ?? [];
+  const { tool_schema_budget: _report, ...lighter } = doc;
+  const first = once({ ...lighter, servers: all.map(({ description: _d, tags: _t, use_when: _u, ...rest }) => rest) });
+  if (fits(first)) return first;
+  const servers = all.map((v) => ({
+    name: v.name,
+    state: v.state,
+    tools: v.tools,
+    ...(typeof v.error === "string" ? { error: clipUtf8(v.error, 80) } : {}),
+  }));
+  const core = { contract_version: doc.contract_version, catalog_revision: doc.catalog_revision, total_tools: doc.total_tools, expose: doc.expose };
+  for (let keep = servers.length; keep >= 0; keep--) {
+    const candidate = once({ ...core, servers: servers.slice(0, keep), ...(keep < servers.length ? { servers_truncated: { listed: keep, total: servers.length } } : {}) });
+    if (keep === 0 || fits(candidate)) return candidate;
+  }
+  return first;
 }
 
 function clipError(reply: CallToolResult, budget: number): CallToolResult {
