@@ -15,6 +15,7 @@ const STRING_LIMITS: Record<string, number> = {
   since: 64,
   server: 256,
   tool: 512,
+  name: 512,
   format: 16,
   lines: 40,
   find: 1024,
