@@ -16,10 +16,16 @@ export interface PrettySink {
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const INDENTS: string[] = [];
+/**
+ * Indentation stops growing at this depth. JSON nested deeper than this is pathological, and
+ * indenting it fully would make the text quadratic in the nesting (a 200 MB result of "[[[[..."
+ * would print as petabytes).
+ */
+export const MAX_INDENT_DEPTH = 64;
 
 function indent(depth: number): string {
-  if (depth < 64) return (INDENTS[depth] ??= "\n" + "  ".repeat(depth));
-  return "\n" + "  ".repeat(depth);
+  const d = Math.min(depth, MAX_INDENT_DEPTH);
+  return (INDENTS[d] ??= "\n" + "  ".repeat(d));
 }
 
 export class PrettyPrinter {

@@ -120,6 +120,19 @@ describe("the view index matches the parsed result", () => {
     });
   }
 
+  it("indentation of structuredContent stops growing at 64 levels", async () => {
+    let deep: unknown = "core";
+    for (let i = 0; i < 100; i++) deep = [deep];
+    const json = Buffer.from(JSON.stringify({ content: [], structuredContent: deep }));
+    const view = index(json, 7);
+    const { text } = await allPages(view, memory(json), 8192);
+    const lines = text.split("\n");
+    expect(lines[64]).toBe(`${"  ".repeat(64)}[`);
+    expect(lines[100]).toBe(`${"  ".repeat(64)}"core"`);
+    expect(JSON.parse(text)).toEqual(deep);
+    expect(view.chars).toBe(codePoints(text));
+  });
+
   it("counts content kinds and lists non-text blocks with their decoded size", async () => {
     const result = SHAPES[1]?.[1] as Result;
     const json = Buffer.from(JSON.stringify(result));
