@@ -10,6 +10,11 @@ export const MAX_USE_WHEN = 8;
 export const MAX_HINT_BYTES = 256;
 export const MAX_TOOL_USE_WHEN_KEYS = 128;
 export const MIN_RESPONSE_BUDGET = 512;
+/** Largest JSON-RPC line accepted from a harness on stdio. */
+export const DEFAULT_MAX_MESSAGE_SIZE = 64 * 1024 * 1024;
+/** Largest JSON-RPC line accepted from a stdio downstream (V8 strings stop at about 512 MiB). */
+export const DEFAULT_MAX_DOWNSTREAM_MESSAGE_SIZE = 256 * 1024 * 1024;
+const MIN_MESSAGE_SIZE = 1024;
 
 export const AGENT_TYPES = [
   "local-agent",
@@ -181,6 +186,23 @@ export const agentSchema = z.strictObject({
   tool_schema_budget: byteSizeSchema.optional(),
 });
 
+/**
+ * Optional semantic search: any OpenAI-compatible embeddings API. `url` is the API base (requests
+ * go to `{url}/embeddings`); `api_key` may be a `vault://PROJECT/KEY` reference.
+ */
+export const embeddingsSchema = z.strictObject({
+  url: z
+    .string()
+    .refine((u) => /^https?:\/\/[^\s/]+/i.test(u) && URL.canParse(u), "url must be the API base, such as http://localhost:11434/v1 (requests go to {url}/embeddings)"),
+  model: z.string().min(1, "model must name the embedding model, such as nomic-embed-text"),
+  api_key: z.string().min(1, "api_key must not be empty (leave it out when the endpoint needs none)").optional(),
+  dimensions: z.number().int().positive("dimensions must be a positive whole number").max(8192, "dimensions must be at most 8192").optional(),
+  /** How long a search waits for the query's vector before it answers lexically. */
+  query_timeout: durationSchema.optional(),
+});
+
+export const searchSchema = z.strictObject({ embeddings: embeddingsSchema.optional() });
+
 export const configSchema = z
   .strictObject({
     version: z.literal(1, { message: "version must be 1" }).default(1),
@@ -191,14 +213,21 @@ export const configSchema = z
     agents: z.record(z.string(), agentSchema).describe("a map of agent names to agent settings").default({}),
     connect_timeout: durationSchema.default(30_000),
     call_timeout: durationSchema.default(30 * 60_000),
+    call_idle_timeout: durationSchema.default(60_000),
     response_budget: byteSizeSchema.default(32 * 1024),
     verbatim: z.boolean().default(false),
     listen: z.string().describe('HOST:PORT such as "127.0.0.1:9820"').optional(),
     http_transport: z.enum(["lean", "sdk"], { message: 'http_transport must be "lean" or "sdk"' }).default("lean"),
+    session_idle_timeout: durationSchema.default(30 * 60_000),
+    max_sessions_per_agent: z.number().int().min(1, "max_sessions_per_agent must be at least 1").default(64),
     result_retention: durationSchema.default(24 * 3_600_000),
+    max_message_size: byteSizeSchema.default(DEFAULT_MAX_MESSAGE_SIZE),
+    max_downstream_message_size: byteSizeSchema.default(DEFAULT_MAX_DOWNSTREAM_MESSAGE_SIZE),
+    find_timeout: durationSchema.default(10_000),
     management_tool_names: z
       .enum(["prefixed", "clean"], { message: 'management_tool_names must be "prefixed" (mcphub_*) or "clean"' })
       .default("prefixed"),
+    search: searchSchema.optional(),
   })
   .superRefine((c, ctx) => {
     const servers = new Set(Object.keys(c.servers));
@@ -214,7 +243,13 @@ export const configSchema = z
     }
     if (c.connect_timeout <= 0) ctx.addIssue({ code: "custom", path: ["connect_timeout"], message: "connect_timeout must be positive" });
     if (c.call_timeout <= 0) ctx.addIssue({ code: "custom", path: ["call_timeout"], message: "call_timeout must be positive" });
+    if (c.session_idle_timeout <= 0) ctx.addIssue({ code: "custom", path: ["session_idle_timeout"], message: "session_idle_timeout must be positive" });
+    if (c.call_idle_timeout <= 0) ctx.addIssue({ code: "custom", path: ["call_idle_timeout"], message: "call_idle_timeout must be positive" });
     if (c.result_retention <= 0) ctx.addIssue({ code: "custom", path: ["result_retention"], message: "result_retention must be positive" });
+    for (const key of ["max_message_size", "max_downstream_message_size"] as const) {
+      if (c[key] < MIN_MESSAGE_SIZE) ctx.addIssue({ code: "custom", path: [key], message: `${key} must be at least 1KB (got ${c[key]}B)` });
+    }
+    if (c.find_timeout <= 0) ctx.addIssue({ code: "custom", path: ["find_timeout"], message: "find_timeout must be positive" });
     if (c.response_budget !== 0 && c.response_budget < MIN_RESPONSE_BUDGET) {
       ctx.addIssue({
         code: "custom",
@@ -272,6 +307,7 @@ export const configSchema = z
 export type ServerConfig = z.output<typeof serverSchema>;
 export type AgentConfig = z.output<typeof agentSchema>;
 export type Config = z.output<typeof configSchema>;
+export type EmbeddingsConfig = z.output<typeof embeddingsSchema>;
 export type RawConfig = z.input<typeof configSchema>;
 
 /** The server a pin names ("github", "github__*", "github__search" → "github"). */

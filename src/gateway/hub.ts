@@ -2,6 +2,7 @@
 // the live catalogue, the vault stores and telemetry. A stdio gateway has one hub and one view;
 // the HTTP daemon has one hub and a view per agent, so every agent shares the same connections.
 import { Catalog } from "../catalog/catalog.js";
+import { SemanticSearch } from "../catalog/embeddings/service.js";
 import type { ServerMeta } from "../catalog/types.js";
 import type { Config } from "../config/schema.js";
 import { Supervisor } from "../downstream/supervisor.js";
@@ -35,6 +36,8 @@ export class Hub {
   readonly supervisor: Supervisor;
   readonly detached: DetachedRegistry;
   readonly telemetry: Telemetry;
+  /** Semantic search, when `search.embeddings` is configured (otherwise search is lexical only). */
+  readonly semantic: SemanticSearch | undefined;
   /** Routes server→client requests and notifications between downstreams and upstream sessions. */
   readonly passthrough: Passthrough;
   private readonly views = new Map<string, AgentView>();
@@ -64,12 +67,25 @@ export class Hub {
     this.supervisor = new Supervisor({
       servers: config.servers,
       connectTimeoutMs: config.connect_timeout,
+      maxMessageBytes: config.max_downstream_message_size,
       clientInfo: { name: opts.agent ? `mcphub/${opts.agent}` : "mcphub", version: VERSION },
       secrets,
       log: (level, msg) => opts.log[level](msg),
       hooks: this.passthrough.hooks,
     });
     this.supervisor.onChange((server) => this.syncServer(server));
+    const embeddings = config.search?.embeddings;
+    if (embeddings) {
+      const key = embeddings.api_key;
+      this.semantic = new SemanticSearch({
+        config: embeddings,
+        dataDir: opts.dataDir,
+        ...(key !== undefined ? { apiKey: () => secrets.header(key) } : {}),
+        log: (level, msg) => opts.log[level](msg),
+      });
+      const semantic = this.semantic;
+      this.catalog.onChange((server) => semantic.updateServer(server, this.catalog.hasServer(server) ? this.catalog.entriesOf(server) : undefined));
+    }
     this.telemetry = Telemetry.open({ dataDir: opts.dataDir });
     // The vault is opened in the background: initialize and tools/list never wait for it.
     this.stores = openStores(opts, openOnce).catch((err: unknown) => ({ error: errorText(err) }));
@@ -159,6 +175,7 @@ export class Hub {
     this.passthrough.close();
     this.detached.cancelAll();
     await this.supervisor.close();
+    await this.semantic?.close();
     await this.telemetry.close();
   }
 }

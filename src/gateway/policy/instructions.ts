@@ -41,16 +41,18 @@ export function buildInstructions(input: InstructionsInput): string {
         `\`confident\` and \`ambiguous\` is false. Never auto-run an ambiguous recommendation: compare the ` +
         `alternatives, look further with ${t("search_tools")}, or ask for direction. Call ${t("describe_tool")} ` +
         `when you need a tool's full input schema. Large results come back as a receipt with a callId: read it ` +
-        `page by page with ${t("get_result")} {callId, cursor} rather than calling the tool again; ${t("poll_result")} checks a ` +
-        `call started with detach: true.`,
+        `with ${t("get_result")} {callId, format: "text"} or search it with {callId, find} rather than calling the tool ` +
+        `again; ${t("poll_result")} checks a call started with detach: true.`,
     );
-    const summary = clipUtf8(collapseWhitespace(input.summary), MAX_SUMMARY_BYTES);
-    if (summary !== "") {
-      parts.push(`Capability families configured for this agent (call ${t("list_servers")} for live status): ${summary}.`);
-    }
-    if (input.hasPins) {
-      parts.push(`A few frequently used tools are pinned and listed directly; call those by name as usual.`);
-    }
+  }
+  // In both modes: clients that defer tool schemas (they show a model only tool names and each
+  // server's instructions at start) leave a model this summary as its map of what exists.
+  const summary = clipUtf8(collapseWhitespace(input.summary), MAX_SUMMARY_BYTES);
+  if (summary !== "") {
+    parts.push(`Capability families configured for this agent (call ${t("list_servers")} for live status): ${summary}.`);
+  }
+  if (input.expose === "lazy" && input.hasPins) {
+    parts.push(`A few frequently used tools are pinned and listed directly; call those by name as usual.`);
   }
   if (input.budget !== undefined) {
     parts.push(

@@ -8,7 +8,7 @@ import { DetachedError } from "../detached.js";
 import { errorText } from "../../util/errors.js";
 import { checkArguments } from "../validate-args.js";
 import { advertisedName } from "../management.js";
-import { badRequest, jsonResult, parseArgs, type ToolContext } from "./context.js";
+import { BadRequest, badRequest, jsonResult, parseArgs, type ToolContext } from "./context.js";
 import { locateTool } from "./locate.js";
 
 const callArgs = z.strictObject({
@@ -19,13 +19,32 @@ const callArgs = z.strictObject({
   timeout_ms: z.number().int().optional(),
 });
 
+const USAGE = '{tool: "server__tool", arguments: {...}} (optionally detach: true, timeout_ms)';
+
+/**
+ * Models often send MCP's own field name (`name`, as in tools/call) instead of `tool`: accept it
+ * as an alias. Any other unknown key gets a message naming it and the field to use.
+ */
+function normaliseCallArgs(raw: unknown): unknown {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return raw;
+  const obj = raw as Record<string, unknown>;
+  const known = new Set([...Object.keys(callArgs.shape), "name"]);
+  const unknown = Object.keys(obj).filter((k) => !known.has(k));
+  if (unknown.length > 0) throw new BadRequest(`unknown key \`${unknown[0]}\`; use \`tool\` for the tool name and \`arguments\` for its arguments. Send ${USAGE}.`);
+  if (!("name" in obj)) return obj;
+  const { name, ...rest } = obj;
+  if ("tool" in rest && rest["tool"] !== name) throw new BadRequest(`both \`tool\` and \`name\` were sent and differ; send only \`tool\`. Send ${USAGE}.`);
+  return { ...rest, tool: name };
+}
+
 type CallArgs = z.output<typeof callArgs>;
-const CALL_KEYS = new Set(["tool", "server", "arguments", "detach", "timeout_ms"]);
+const CALL_KEYS = new Set(Object.keys(callArgs.shape));
 
 /**
  * The well-formed call checked by hand, undefined for anything else: this is every lazy-mode
  * call's path, and zod's parse (which also copies `arguments`) showed in the profile. Never more
- * lenient than `callArgs`: what it refuses goes to zod, which accepts it or says what is wrong.
+ * lenient than `callArgs`: what it refuses (the `name` alias included) goes the long way, which
+ * accepts it or says what is wrong.
  */
 function quickCallArgs(raw: unknown): CallArgs | undefined {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return undefined;
@@ -40,7 +59,7 @@ function quickCallArgs(raw: unknown): CallArgs | undefined {
 }
 
 export async function callTool(ctx: ToolContext, raw: unknown): Promise<CallToolResult> {
-  const args = quickCallArgs(raw) ?? parseArgs(callArgs, raw, '{tool: "server__tool", arguments: {...}} (optionally detach: true, timeout_ms)');
+  const args = quickCallArgs(raw) ?? parseArgs(callArgs, normaliseCallArgs(raw), USAGE);
   const found = await locateTool(ctx, args.server, args.tool);
   if ("doc" in found) return jsonResult(found.doc);
   const { entry } = found;
