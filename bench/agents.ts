@@ -1,5 +1,5 @@
 // Many agents, one daemon versus one gateway each, side by side in one run.
-//   npx tsx bench/agents.ts [--agents 8] [--calls 10000] [--profile DIR]
+//   npx tsx bench/agents.ts [--agents 8] [--calls 10000] [--rounds 1] [--transport lean|sdk] [--profile DIR]
 // N agents make CALLS echo calls in all (CALLS/N each, sequentially, all agents at once) through
 // mcphub_call_tool: (a) as N sessions of the shared HTTP daemon (`mcphub up`, one bearer token per
 // agent, one echo downstream for everyone), (b) as N stdio gateways (`mcphub mcp serve --agent`,
@@ -27,7 +27,10 @@ const flag = (name: string, dflt: number) => {
 const AGENTS = flag("agents", 8);
 const CALLS = flag("calls", 10_000);
 const PER_AGENT = Math.ceil(CALLS / AGENTS);
-const WARMUP = 50;
+const WARMUP = flag("warmup", 300);
+const ROUNDS = flag("rounds", 1);
+const transportIdx = argv.indexOf("--transport");
+const TRANSPORT = transportIdx >= 0 ? argv[transportIdx + 1] : "lean";
 const profileIdx = argv.indexOf("--profile");
 const PROFILE_DIR = profileIdx >= 0 ? resolve(argv[profileIdx + 1] ?? ".") : undefined;
 
@@ -107,6 +110,7 @@ function writeConfig(): string {
   const p = join(home, "mcphub.yaml");
   const cfg = {
     expose: "lazy",
+    http_transport: TRANSPORT,
     servers: { echo: { command: process.execPath, args: [ECHO] } },
     agents: Object.fromEntries(agentNames.map((a) => [a, { servers: ["echo"] }])),
   };
@@ -249,26 +253,45 @@ function pad(s: string, n: number): string {
 }
 const mib = (b: number) => `${(b / 1024 ** 2).toFixed(0)} MiB`;
 
+const median = (xs: number[]) => {
+  const v = [...xs].sort((a, b) => a - b);
+  const m = v.length >> 1;
+  return v.length % 2 ? (v[m] as number) : ((v[m - 1] as number) + (v[m] as number)) / 2;
+};
+const range = (xs: number[], digits = 0) => (xs.length > 1 ? ` (${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)})` : "");
+
 async function main() {
   console.log(
-    `${AGENTS} agents, ${PER_AGENT * AGENTS} mcphub_call_tool echo calls in all (${PER_AGENT} each, sequential per agent, all at once), node ${process.version}, ${new Date().toISOString()}`,
+    `${AGENTS} agents, ${PER_AGENT * AGENTS} mcphub_call_tool echo calls in all (${PER_AGENT} each, sequential per agent, all at once), ${ROUNDS} round(s) alternating which side goes first, daemon on the ${TRANSPORT} transport, node ${process.version}, load ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}, ${new Date().toISOString()}`,
   );
   const cfg = writeConfig();
-  const runs = [await viaDaemon(cfg), await viaStdio(cfg)];
+  const daemon: Run[] = [];
+  const stdio: Run[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    if (round % 2 === 0) {
+      daemon.push(await viaDaemon(cfg));
+      stdio.push(await viaStdio(cfg));
+    } else {
+      stdio.push(await viaStdio(cfg));
+      daemon.push(await viaDaemon(cfg));
+    }
+  }
   console.log(
-    `\n${pad("path", 28)}${pad("calls/s", 10)}${pad("p50 ms", 10)}${pad("p99 ms", 10)}${pad("ready ms", 10)}${pad("errors", 8)}RSS (gateways + downstreams)`,
+    `\n${pad("path", 28)}${pad("round", 7)}${pad("calls/s", 10)}${pad("p50 ms", 10)}${pad("p99 ms", 10)}${pad("ready ms", 10)}${pad("errors", 8)}RSS (gateways + downstreams)`,
   );
-  for (const r of runs) {
+  for (const [i, r] of [...daemon.map((r, i) => [i, r] as const), ...stdio.map((r, i) => [i, r] as const)]) {
     console.log(
-      `${pad(r.label, 28)}${pad(r.rate.toFixed(0), 10)}${pad(r.p50.toFixed(2), 10)}${pad(r.p99.toFixed(2), 10)}${pad(r.readyMs.toFixed(0), 10)}${pad(String(r.errors), 8)}${mib(r.rss.bytes)} in ${r.rss.processes} processes`,
+      `${pad(r.label, 28)}${pad(String(i + 1), 7)}${pad(r.rate.toFixed(0), 10)}${pad(r.p50.toFixed(2), 10)}${pad(r.p99.toFixed(2), 10)}${pad(r.readyMs.toFixed(0), 10)}${pad(String(r.errors), 8)}${mib(r.rss.bytes)} in ${r.rss.processes} processes`,
     );
   }
-  const [d, s] = runs as [Run, Run];
+  const rate = daemon.map((d, i) => d.rate / (stdio[i] as Run).rate);
+  const rss = daemon.map((d, i) => d.rss.bytes / (stdio[i] as Run).rss.bytes);
+  const p50 = daemon.map((d, i) => d.p50 / (stdio[i] as Run).p50);
   console.log(
-    `\ndaemon / stdio: calls/s ${(d.rate / s.rate).toFixed(2)}x, p50 ${(d.p50 / s.p50).toFixed(2)}x, p99 ${(d.p99 / s.p99).toFixed(2)}x, RSS ${(d.rss.bytes / s.rss.bytes).toFixed(2)}x`,
+    `\ndaemon / stdio, median over rounds (range): calls/s ${median(rate).toFixed(2)}x${range(rate, 2)}, p50 ${median(p50).toFixed(2)}x${range(p50, 2)}, RSS ${median(rss).toFixed(2)}x${range(rss, 2)}`,
   );
   console.log("(ready ms: from start to every agent's first successful call; RSS measured right after the timed calls)");
-  if (d.errors + s.errors > 0) process.exitCode = 1;
+  if ([...daemon, ...stdio].some((r) => r.errors > 0)) process.exitCode = 1;
 }
 
 main()
