@@ -11,6 +11,7 @@ import type { ListenAddress } from "../config/schema.js";
 import { CliError, type CliIO } from "../cli/context.js";
 import { errorText } from "../util/errors.js";
 import { Hub } from "./hub.js";
+import { followConfig, type Report } from "./reload.js";
 import { createSession, type Session } from "./session.js";
 import type { ServeOptions } from "./stdio.js";
 import { TokenStore } from "./tokens.js";
@@ -20,6 +21,8 @@ export interface HttpOptions extends ServeOptions {
   io?: CliIO;
   /** How long SIGTERM waits for in-flight calls before closing anyway. */
   drainMs?: number;
+  /** Where reload lines go (the daemon prints them to the operator whatever the log level). */
+  report?: Report;
 }
 
 interface LiveSession {
@@ -117,6 +120,8 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
       const live = sessions.get(sessionId);
       if (!live) return reply(res, 404, "unknown or expired session; initialize a new one");
       if (live.agent !== agent) return reply(res, 403, "this session belongs to another agent");
+      // The agent may have been removed or disabled by a config reload since the session began.
+      if (agent !== undefined && !hub.hasAgent(agent)) return reply(res, 403, `agent "${agent}" is no longer enabled in the config`);
       return live.transport.handleRequest(req, res);
     }
     if (req.method !== "POST") return reply(res, 400, "no session: start with an initialize POST");
@@ -152,6 +157,10 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
     server.listen(opts.listen.port, opts.listen.host, () => resolve());
   });
   hub.start();
+  const follow =
+    opts.configPath !== undefined
+      ? followConfig(hub, { path: opts.configPath, report: opts.report ?? ((level, msg) => opts.log[level](msg)) })
+      : undefined;
   const port = (server.address() as AddressInfo).port;
   const shownHost = opts.listen.host.includes(":") ? `[${opts.listen.host}]` : opts.listen.host;
 
@@ -159,6 +168,7 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
   const close = () => {
     closing ??= (async () => {
       draining = true;
+      follow?.close();
       server.close();
       if (inFlight > 0) {
         await new Promise<void>((resolve) => {
@@ -181,10 +191,16 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
 
 /** Runs the daemon until SIGINT/SIGTERM, printing readiness and server states to stderr. */
 export async function serveHttp(opts: HttpOptions): Promise<void> {
-  const gw = await startHttpGateway(opts);
   const say = (t: string) => (opts.io ? opts.io.err(t) : process.stderr.write(`${t}\n`));
+  const gw = await startHttpGateway({ ...opts, report: (level, msg) => say(level === "info" ? `mcphub: ${msg}` : `mcphub: ${level}: ${msg}`) });
   const anonymous = !(await TokenStore.open(opts.dataDir).authenticate(undefined)).required;
   say(`mcphub listening on ${gw.url}${anonymous ? " (no agent tokens yet: loopback clients are served unscoped)" : " (bearer tokens required)"}`);
+  for (const snap of gw.hub.supervisor.snapshots()) {
+    const listing = gw.hub.catalog.listingOf(snap.name);
+    if (snap.state === "idle" && listing) {
+      say(`  ${snap.name}: idle (${listing.tools.length} tools cached ${new Date(listing.fetchedAt).toISOString()}; starts on first use)`);
+    }
+  }
   const seen = new Map<string, string>();
   gw.hub.supervisor.onChange((name) => {
     const snap = gw.hub.supervisor.snapshot(name);

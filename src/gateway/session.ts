@@ -1,6 +1,7 @@
 // One MCP server session (one harness connection) bound to an agent's view. Uses the SDK's
 // low-level Server because the gateway serves raw JSON schemas and a tool list that changes at
-// run time. Answers initialize and tools/list from config alone, before any downstream is up.
+// run time. Answers initialize and tools/list from config and the cached catalogue, before any
+// downstream is up. After a config reload the session uses the agent's rebuilt view.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
@@ -15,6 +16,7 @@ import {
   type Prompt,
   type Resource,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { ServerListing } from "../catalog/cache/listing.js";
 import { splitNamespaced } from "../catalog/names.js";
 import { canonicalJson } from "../util/canonical-json.js";
 import { VERSION } from "../version.js";
@@ -35,7 +37,8 @@ export interface Session {
   dispose(): void;
 }
 
-export function createSession(hub: Hub, view: AgentView): Session {
+export function createSession(hub: Hub, initialView: AgentView): Session {
+  let view = initialView;
   const server = new Server(
     { name: "mcphub", version: VERSION },
     {
@@ -135,11 +138,20 @@ export function createSession(hub: Hub, view: AgentView): Session {
   };
   const offCatalog = hub.catalog.onChange(schedule);
   const offSupervisor = hub.supervisor.onChange(schedule);
+  const offReload = hub.onReload(() => {
+    try {
+      view = hub.view(view.agent);
+    } catch {
+      // The agent left the config: keep the last view; the daemon refuses its next request.
+    }
+    schedule();
+  });
   return {
     server,
     dispose: () => {
       offCatalog();
       offSupervisor();
+      offReload();
     },
   };
 }
@@ -151,7 +163,7 @@ async function callMounted(ctx: ToolContext, name: string, args: unknown): Promi
   }
   let found;
   try {
-    found = await locateTool(ctx, undefined, name);
+    found = await locateTool(ctx, undefined, name, { live: true });
   } catch (err) {
     throw new McpError(ErrorCode.InvalidParams, errorText(err));
   }
@@ -174,13 +186,12 @@ function listResources(hub: Hub, view: AgentView): Resource[] {
   const out: Resource[] = [
     { uri: HOWTO_URI, name: "mcphub-howto", title: "How to use this gateway", mimeType: "text/markdown" },
   ];
-  for (const snap of hub.supervisor.snapshots()) {
-    if (!snap.connected || !view.scope.allowsServer(snap.name)) continue;
-    for (const r of snap.resources) {
+  for (const [name, listing] of listings(hub, view)) {
+    for (const r of listing.resources) {
       out.push({
         ...r,
-        uri: `mcphub://${encodeURIComponent(snap.name)}/${encodeURIComponent(r.uri)}`,
-        description: `[${snap.name}] ${r.description ?? r.name}`,
+        uri: `mcphub://${encodeURIComponent(name)}/${encodeURIComponent(r.uri)}`,
+        description: `[${name}] ${r.description ?? r.name}`,
       });
     }
   }
@@ -199,11 +210,21 @@ function parseResourceUri(uri: string): { server: string; uri: string } | undefi
 
 function listPrompts(hub: Hub, view: AgentView): Prompt[] {
   const out: Prompt[] = [];
-  for (const snap of hub.supervisor.snapshots()) {
-    if (!snap.connected || !view.scope.allowsServer(snap.name)) continue;
-    for (const p of snap.prompts) {
-      out.push({ ...p, name: `${snap.name}__${p.name}`, description: `[${snap.name}] ${p.description ?? p.name}` });
+  for (const [name, listing] of listings(hub, view)) {
+    for (const p of listing.prompts) {
+      out.push({ ...p, name: `${name}__${p.name}`, description: `[${name}] ${p.description ?? p.name}` });
     }
+  }
+  return out;
+}
+
+/** In-scope, enabled servers with a listing (live or cached), sorted by name. */
+function listings(hub: Hub, view: AgentView): [string, ServerListing][] {
+  const out: [string, ServerListing][] = [];
+  for (const name of Object.keys(hub.config.servers).sort()) {
+    if (!hub.config.servers[name]?.enabled || !view.scope.allowsServer(name)) continue;
+    const listing = hub.catalog.listingOf(name);
+    if (listing) out.push([name, listing]);
   }
   return out;
 }

@@ -21,7 +21,7 @@ const callArgs = z.strictObject({
 
 export async function callTool(ctx: ToolContext, raw: unknown): Promise<CallToolResult> {
   const args = parseArgs(callArgs, raw, '{tool: "server__tool", arguments: {...}} (optionally detach: true, timeout_ms)');
-  const found = await locateTool(ctx, args.server, args.tool);
+  const found = await locateTool(ctx, args.server, args.tool, { live: true });
   if ("doc" in found) return jsonResult(found.doc);
   const { entry } = found;
   const toolArgs = args.arguments ?? {};

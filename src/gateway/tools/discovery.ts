@@ -3,6 +3,7 @@
 // catalogue revision, and resolves tool references for describe.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { markListingPending, markResolvePending } from "../../catalog/search/pending.js";
 import { buildResolveResponse, buildSearchResponse } from "../../catalog/search/responses.js";
 import type { JsonObject } from "../../catalog/types.js";
 import { BadRequest, jsonResult, parseArgs, type ToolContext } from "./context.js";
@@ -17,12 +18,13 @@ const searchArgs = z.strictObject({
 export async function searchTools(ctx: ToolContext, raw: unknown): Promise<CallToolResult> {
   const args = parseArgs(searchArgs, raw, '{query: "what you want to do"} or {queries: ["...", "..."]}, optionally max_hits (1-100)');
   const { view, hub } = ctx;
+  const pending = await hub.awaitDiscovery(view, ctx.signal);
   const doc = buildSearchResponse(hub.catalog.index, args, {
     revision: view.revision(),
     filter: (e) => view.allows(e),
     all: view.entries(),
   });
-  return jsonResult(doc);
+  return jsonResult(markListingPending(doc, pending));
 }
 
 const resolveArgs = z.strictObject({ query: z.string(), max_hits: z.number().int().optional() });
@@ -30,11 +32,12 @@ const resolveArgs = z.strictObject({ query: z.string(), max_hits: z.number().int
 export async function resolveTool(ctx: ToolContext, raw: unknown): Promise<CallToolResult> {
   const args = parseArgs(resolveArgs, raw, '{query: "the goal in plain words"}, optionally max_hits (1-10)');
   const { view, hub } = ctx;
+  const pending = await hub.awaitDiscovery(view, ctx.signal);
   const doc = buildResolveResponse(hub.catalog.index, args, {
     revision: view.revision(),
     filter: (e) => view.allows(e),
   });
-  return jsonResult(doc);
+  return jsonResult(markResolvePending(doc, pending));
 }
 
 const describeArgs = z.strictObject({ tool: z.string(), server: z.string().optional() });

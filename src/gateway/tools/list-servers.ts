@@ -1,12 +1,16 @@
-// mcphub_list_servers: every configured server in the agent's scope with its live state, plus the
-// catalogue revision, the expose mode, effective pins and the schema budget report.
+// mcphub_list_servers: every configured server in the agent's scope with its live state and where
+// its catalogue entries come from (live session or cache, and since when), plus the catalogue
+// revision, the expose mode, effective pins and the schema budget report. Like the other discovery
+// tools it first waits (bounded) for in-scope servers whose tools are not known yet.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { markListingPending } from "../../catalog/search/pending.js";
 import type { JsonObject } from "../../catalog/types.js";
 import { MANAGEMENT_TOOLS } from "../management.js";
 import { jsonResult, type ToolContext } from "./context.js";
 
 export async function listServers(ctx: ToolContext): Promise<CallToolResult> {
   const { hub, view } = ctx;
+  const pending = await hub.awaitDiscovery(view, ctx.signal);
   const entries = view.entries();
   const counts = new Map<string, number>();
   for (const e of entries) counts.set(e.server, (counts.get(e.server) ?? 0) + 1);
@@ -18,19 +22,23 @@ export async function listServers(ctx: ToolContext): Promise<CallToolResult> {
     if (!cfg) continue;
     const snap = hub.supervisor.snapshot(name);
     const connected = snap?.connected === true;
+    const listing = cfg.enabled ? hub.catalog.listingOf(name) : undefined;
     const tools = counts.get(name) ?? 0;
-    if (connected) total += tools;
+    // Cached entries are routable and callable (the call starts the server), so they count.
+    if (listing) total += tools;
     servers.push({
       name,
       enabled: cfg.enabled,
       connected,
-      state: cfg.enabled ? (snap?.state ?? "connecting") : "disabled",
+      state: cfg.enabled ? (snap?.state ?? "idle") : "disabled",
       transport: cfg.url ? (cfg.transport ?? "http") : "stdio",
       tools,
       ...(cfg.description !== undefined ? { description: cfg.description } : {}),
       ...(cfg.tags?.length ? { tags: cfg.tags } : {}),
       ...(cfg.use_when?.length ? { use_when: cfg.use_when } : {}),
       ...(snap?.error ? { error: snap.error } : {}),
+      catalog: listing ? listing.source : "none",
+      ...(listing ? { catalog_listed_at: new Date(listing.fetchedAt).toISOString() } : {}),
     });
   }
   const ad = view.advertisement();
@@ -48,5 +56,5 @@ export async function listServers(ctx: ToolContext): Promise<CallToolResult> {
   };
   const vaultProblem = await hub.vaultProblem();
   if (vaultProblem) doc.vault = { available: false, reason: vaultProblem };
-  return jsonResult(doc);
+  return jsonResult(markListingPending(doc, pending));
 }
