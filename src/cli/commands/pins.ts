@@ -4,7 +4,7 @@ import type { Command } from "commander";
 import { editConfig, pinServer } from "../../config/index.js";
 import { topTools } from "../../telemetry/index.js";
 import { CliError, printJson, type CliIO } from "../context.js";
-import { dataDirOf, example, globalsOf, guarded, load, parsePositiveInt, parseSince, requireServer } from "./common.js";
+import { dataDirOf, example, globalsOf, guarded, load, nextSteps, parsePositiveInt, parseSince, requireServer } from "./common.js";
 
 export function registerPins(program: Command, io: CliIO): void {
   program
@@ -37,7 +37,7 @@ export function registerPins(program: Command, io: CliIO): void {
       const added = next.filter((p) => !current.includes(p));
       if (added.length === 0) return io.out("Already pinned; nothing changed.");
       await guarded(() => editConfig(loaded.path, (ed) => ed.set(["pin"], next)));
-      io.out(`Pinned ${added.join(", ")}. Run \`mcphub sync\` to apply.`);
+      io.out(`Pinned ${added.join(", ")}. ${await nextSteps(loaded)}`);
     });
 
   program
@@ -57,6 +57,6 @@ export function registerPins(program: Command, io: CliIO): void {
       }
       if (removed.size === 0) throw new CliError(`no pin matched ${missed.join(", ")}; current pins: ${current.join(", ") || "(none)"}`);
       await guarded(() => editConfig(loaded.path, (ed) => ed.set(["pin"], current.filter((p) => !removed.has(p)))));
-      io.out(`Unpinned ${[...removed].join(", ")}.${missed.length ? ` No pin matched ${missed.join(", ")}.` : ""}`);
+      io.out(`Unpinned ${[...removed].join(", ")}.${missed.length ? ` No pin matched ${missed.join(", ")}.` : ""} ${await nextSteps(loaded)}`);
     });
 }
