@@ -5,7 +5,7 @@
 // file's content counts; a valid new content is handed over, an invalid one is reported as one
 // line (once per distinct content) and the running config stays.
 import { createHash } from "node:crypto";
-import { watch, watchFile, unwatchFile, realpathSync, type FSWatcher } from "node:fs";
+import { readFileSync, realpathSync, unwatchFile, watch, watchFile, type FSWatcher } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { basename, dirname } from "node:path";
 import { ConfigError } from "./errors.js";
@@ -103,12 +103,11 @@ export function watchConfig(opts: ConfigWatchOptions): ConfigWatcher {
   };
 
   // The hash of what is on disk now, so only later edits count.
-  void readFile(opts.path, "utf8").then(
-    (text) => {
-      lastHash ??= createHash("sha256").update(text).digest("hex");
-    },
-    () => undefined,
-  );
+  try {
+    lastHash = createHash("sha256").update(readFileSync(opts.path, "utf8")).digest("hex");
+  } catch {
+    // missing now: its first appearance counts as an edit
+  }
 
   const dirs = new Set<string>([dirname(opts.path)]);
   const names = new Set<string>([basename(opts.path)]);
