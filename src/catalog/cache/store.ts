@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { chmod, mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { ImplementationSchema, PromptSchema, ResourceSchema, ToolSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { Prompt, Resource, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { makeListing, type ServerListing } from "./listing.js";
 
@@ -16,16 +16,23 @@ const FILE_VERSION = 1;
 /** A temp file this old belongs to a writer that crashed between write and rename. */
 const STALE_TEMP_MS = 10 * 60_000;
 
+// What the catalogue relies on is checked; everything else in a definition is kept as listed
+// (the file holds what a live session listed, so the SDK's full schemas already passed once, and
+// re-running them on every start costs more than the rest of reading the cache).
+const toolSchema = z.looseObject({ name: z.string().min(1), inputSchema: z.looseObject({ type: z.literal("object") }) });
+const resourceSchema = z.looseObject({ uri: z.string(), name: z.string() });
+const promptSchema = z.looseObject({ name: z.string() });
+
 const fileSchema = z.object({
   version: z.literal(FILE_VERSION),
   server: z.string(),
   fingerprint: z.string(),
   fetched_at: z.iso.datetime(),
-  server_version: ImplementationSchema.pick({ name: true, version: true }).optional(),
+  server_version: z.object({ name: z.string(), version: z.string() }).optional(),
   instructions: z.string().optional(),
-  tools: z.array(ToolSchema),
-  resources: z.array(ResourceSchema),
-  prompts: z.array(PromptSchema),
+  tools: z.array(toolSchema),
+  resources: z.array(resourceSchema),
+  prompts: z.array(promptSchema),
 });
 
 /** Why a cached listing was not used (for logs); undefined when there is simply no file. */
@@ -69,9 +76,9 @@ export class CatalogCache {
     if (f.server !== server || f.fingerprint !== fingerprint) return { reason: "other_connection" };
     const listing = makeListing(
       {
-        tools: f.tools,
-        resources: f.resources,
-        prompts: f.prompts,
+        tools: f.tools as Tool[],
+        resources: f.resources as Resource[],
+        prompts: f.prompts as Prompt[],
         ...(f.instructions !== undefined ? { instructions: f.instructions } : {}),
         ...(f.server_version !== undefined ? { serverVersion: f.server_version } : {}),
       },
