@@ -1,7 +1,23 @@
 #!/usr/bin/env node
-// Thin launcher: the compiled CLI lives in dist/ (built by `npm run build`, run by `npm ci` via prepare).
-import { main } from "../dist/cli/main.js";
+// Thin launcher: the compiled CLI lives in dist/ (built by `npm run build`, run by `npm ci` via
+// prepare). dist/bundle/mcphub.js is the same code in one file, which starts faster; it is used
+// only when it is at least as new as dist/cli/main.js, so a tsc-only rebuild never runs stale
+// code. MCPHUB_NO_BUNDLE=1 forces the unbundled modules.
+import { statSync } from "node:fs";
 
+const plain = new URL("../dist/cli/main.js", import.meta.url);
+const bundle = new URL("../dist/bundle/mcphub.js", import.meta.url);
+
+function entry() {
+  if (process.env.MCPHUB_NO_BUNDLE) return plain;
+  try {
+    return statSync(bundle).mtimeMs >= statSync(plain).mtimeMs ? bundle : plain;
+  } catch {
+    return plain;
+  }
+}
+
+const { main } = await import(entry().href);
 main(process.argv.slice(2)).then(
   (code) => {
     if (typeof code === "number") process.exitCode = code;
