@@ -7,7 +7,7 @@
 // spawning `mcphub mcp serve` to the first correct resolve_tool answer (the memory server
 // recommended, no servers_pending), how many downstream processes exist right after that answer,
 // and the total resident memory (gateway + children) of GATEWAYS stdio gateways sitting idle.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -151,9 +151,18 @@ async function warmCache(cfg: string, env: Record<string, string>, dataDir: stri
   return performance.now() - t0;
 }
 
+/** CPU time (user + system) the process has used so far, in ms (clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 interface Row {
   label: string;
   firstMs: number[];
+  /** Gateway CPU used up to the first correct answer: what the machine's load does not inflate much. */
+  cpuMs: number[];
   attempts: number[];
   children: number[];
   rssBytes: number;
@@ -163,13 +172,14 @@ interface Row {
 
 async function measure(label: string, mode: "eager" | "auto"): Promise<Row> {
   const { cfg, env, dataDir } = setup(mode);
-  const row: Row = { label, firstMs: [], attempts: [], children: [], rssBytes: 0, rssProcesses: 0 };
+  const row: Row = { label, firstMs: [], cpuMs: [], attempts: [], children: [], rssBytes: 0, rssProcesses: 0 };
   if (mode === "auto") row.warmMs = await warmCache(cfg, env, dataDir);
   for (let run = 0; run < RUNS; run++) {
     const t0 = performance.now();
     const gw = await spawnGateway(cfg, env);
     row.attempts.push(await firstCorrect(gw.client));
     row.firstMs.push(performance.now() - t0);
+    row.cpuMs.push(cpuMs(gw.pid));
     row.children.push(descendants(gw.pid).length);
     await gw.close();
   }
@@ -195,9 +205,10 @@ const pad = (s: string, n: number) => s.padEnd(n);
 const eager = await measure("(a) eager", "eager");
 const auto = await measure("(b) auto, warm cache", "auto");
 
-console.log(`${SERVERS} stdio servers, each starting in ${DELAY_MS} ms; ${RUNS} runs per mode; ${GATEWAYS} idle gateways for RSS; query "${QUERY}"\n`);
+const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+console.log(`load average ${load} on ${(await import("node:os")).availableParallelism()} cores; ${SERVERS} stdio servers, each starting in ${DELAY_MS} ms; ${RUNS} runs per mode; ${GATEWAYS} idle gateways for RSS; query "${QUERY}"\n`);
 console.log(
-  [pad("mode", 24), pad("first correct resolve ms", 26), pad("min-max", 14), pad("resolve calls", 14), pad("children after", 15), pad(`RSS ${GATEWAYS} idle gateways`, 22), "processes"].join(""),
+  [pad("mode", 24), pad("first correct resolve ms", 26), pad("min-max", 14), pad("gateway CPU ms", 16), pad("resolve calls", 14), pad("children after", 15), pad(`RSS ${GATEWAYS} idle gateways`, 22), "processes"].join(""),
 );
 for (const r of [eager, auto]) {
   console.log(
@@ -205,6 +216,7 @@ for (const r of [eager, auto]) {
       pad(r.label, 24),
       pad(`${median(r.firstMs).toFixed(0)} (median)`, 26),
       pad(`${Math.min(...r.firstMs).toFixed(0)}-${Math.max(...r.firstMs).toFixed(0)}`, 14),
+      pad(String(median(r.cpuMs)), 16),
       pad(String(median(r.attempts)), 14),
       pad(String(median(r.children)), 15),
       pad(`${mb(r.rssBytes)} MB`, 22),
