@@ -37,6 +37,9 @@ await build({
   platform: "node",
   format: "esm",
   target: "node20",
+  // Prefer a package's ES module build: some main builds are UMD wrappers whose require() calls
+  // a bundler cannot follow (jsonc-parser).
+  mainFields: ["module", "main"],
   minify: true,
   keepNames: true,
   // Optional native module: loaded at run time when installed, never bundled.
