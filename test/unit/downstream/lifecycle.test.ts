@@ -6,36 +6,11 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ServerConfig } from "../../../src/config/schema.js";
-import { Supervisor } from "../../../src/downstream/supervisor.js";
-import type { SupervisorOptions } from "../../../src/downstream/types.js";
-import { alive, eventually, fixture, lines, quietLog, tempDir, textOf } from "./util.js";
+import { alive, eventually, fixture, lines, supervisorKit, textOf } from "./util.js";
 
-const open: Supervisor[] = [];
-const cleanups: (() => void)[] = [];
-
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((s) => s.close()));
-  for (const c of cleanups.splice(0)) c();
-});
-
-function tmp(): string {
-  const t = tempDir();
-  cleanups.push(t.cleanup);
-  return t.dir;
-}
-
-function supervisor(servers: Record<string, ServerConfig>, extra: Partial<SupervisorOptions> = {}): Supervisor {
-  const sup = new Supervisor({
-    servers,
-    connectTimeoutMs: 20_000,
-    clientInfo: { name: "mcphub", version: "test" },
-    log: quietLog,
-    backoff: { initialMs: 10, maxMs: 200 },
-    ...extra,
-  });
-  open.push(sup);
-  return sup;
-}
+const kit = supervisorKit();
+const { supervisor, tmp } = kit;
+afterEach(() => kit.cleanup());
 
 const server = (log: string, extra: Partial<ServerConfig> = {}) => fixture("lifecycle.mjs", { env: { START_LOG: log }, ...extra });
 const pids = (log: string) => lines(log).map((l) => Number(l.slice("start ".length)));
