@@ -44,7 +44,29 @@ export class Supervisor {
       changed: (server) => this.changed(server),
       idleTimeoutMs: idle ? (name, cfg) => idle(name, cfg) : () => 0,
     };
-    for (const [name, cfg] of Object.entries(opts.servers)) this.downstreams.set(name, new Downstream(name, cfg, this.deps));
+    for (const [name, cfg] of Object.entries(opts.servers)) this.downstreams.set(name, this.create(name, cfg));
+  }
+
+  private create(name: string, cfg: ServerConfig): Downstream {
+    return new Downstream(name, cfg, this.deps);
+  }
+
+  /**
+   * Puts a new config in place for one server (enable/disable from the status page): the old
+   * connection is closed and its process tree stopped; the new one is neither admitted nor
+   * started (call admit or start).
+   */
+  async replace(name: string, cfg: ServerConfig): Promise<void> {
+    if (this.closed) throw new Error("the supervisor is closed");
+    const old = this.get(name);
+    this.downstreams.set(name, this.create(name, cfg));
+    this.changed(name);
+    await old.close();
+  }
+
+  /** Drops and re-opens one server's connection at once (see Downstream.reconnect). */
+  reconnect(name: string): void {
+    this.get(name).reconnect();
   }
 
   /**
@@ -99,12 +121,12 @@ export class Supervisor {
     for (const [name, cfg] of Object.entries(servers)) {
       const d = this.downstreams.get(name);
       if (!d) {
-        this.downstreams.set(name, new Downstream(name, cfg, this.deps));
+        this.downstreams.set(name, this.create(name, cfg));
         out.added.push(name);
         this.changed(name);
       } else if (connectionKey(d.cfg) !== connectionKey(cfg)) {
         this.retire(d, "its configuration changed and it was restarted");
-        this.downstreams.set(name, new Downstream(name, cfg, this.deps));
+        this.downstreams.set(name, this.create(name, cfg));
         out.restarted.push(name);
         this.changed(name);
       } else if (canonicalJson(d.cfg) !== canonicalJson(cfg)) {
@@ -124,8 +146,13 @@ export class Supervisor {
   reset(name: string, reason: string): void {
     const d = this.get(name);
     this.retire(d, reason);
-    this.downstreams.set(name, new Downstream(name, d.cfg, this.deps));
+    this.downstreams.set(name, this.create(name, d.cfg));
     this.changed(name);
+  }
+
+  /** Resolves once every server replaced or removed by reconcile()/reset() has finished closing. */
+  async settled(): Promise<void> {
+    while (this.retiring.size > 0) await Promise.all([...this.retiring]);
   }
 
   /** Connect timeout for attempts that start from now on (hot reload). */

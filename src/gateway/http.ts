@@ -13,8 +13,9 @@ import { errorText } from "../util/errors.js";
 import { Hub } from "./hub.js";
 import { followConfig, type Report } from "./reload.js";
 import { createSession, type Session } from "./session.js";
+import { createStatusRoutes, type StatusRoutes } from "./status/routes.js";
 import type { ServeOptions } from "./stdio.js";
-import { TokenStore } from "./tokens.js";
+import { bearerFrom, TokenStore } from "./tokens.js";
 
 export interface HttpOptions extends ServeOptions {
   listen: ListenAddress;
@@ -29,6 +30,9 @@ interface LiveSession {
   session: Session;
   transport: StreamableHTTPServerTransport;
   agent: string | undefined;
+  opened: number;
+  /** Time of the session's latest request (the status page's "last activity"). */
+  lastSeen: number;
 }
 
 export interface HttpGateway {
@@ -63,6 +67,7 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
   let inFlight = 0;
   let draining = false;
   let idle: (() => void) | undefined;
+  let status: StatusRoutes | undefined;
 
   const server = createServer((req, res) => {
     const tracked = req.method === "POST";
@@ -96,16 +101,17 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
     if (origin !== undefined && !originAllowed(origin, port, opts.listen.host)) {
       return reply(res, 403, `Origin "${origin}" is not allowed (DNS-rebinding protection)`);
     }
-    const path = (req.url ?? "/").split("?")[0];
+    const path = (req.url ?? "/").split("?")[0] ?? "/";
     if (path === "/healthz") {
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ status: "ok" }));
       return;
     }
-    if (path !== "/mcp" && path !== "/") return reply(res, 404, "not found; the MCP endpoint is /mcp");
     if (draining) return reply(res, 503, "gateway is shutting down");
+    if (status && (await status.handle(req, res, path))) return;
+    if (path !== "/mcp" && path !== "/") return reply(res, 404, "not found; the MCP endpoint is /mcp (the status page is /)");
 
     let agent: string | undefined = opts.agent;
-    const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? "")?.[1];
+    const bearer = bearerFrom(req.headers.authorization);
     const auth = await tokens.authenticate(bearer);
     if (auth.required) {
       if (!auth.who) {
@@ -120,6 +126,7 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
       const live = sessions.get(sessionId);
       if (!live) return reply(res, 404, "unknown or expired session; initialize a new one");
       if (live.agent !== agent) return reply(res, 403, "this session belongs to another agent");
+      live.lastSeen = Date.now();
       // The agent may have been removed or disabled by a config reload since the session began.
       if (agent !== undefined && !hub.hasAgent(agent)) return reply(res, 403, `agent "${agent}" is no longer enabled in the config`);
       return live.transport.handleRequest(req, res);
@@ -139,7 +146,7 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        sessions.set(id, { session, transport, agent });
+        sessions.set(id, { session, transport, agent, opened: Date.now(), lastSeen: Date.now() });
       },
     });
     transport.onclose = () => {
@@ -156,13 +163,23 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
     );
     server.listen(opts.listen.port, opts.listen.host, () => resolve());
   });
+  const port = (server.address() as AddressInfo).port;
+  const shownHost = opts.listen.host.includes(":") ? `[${opts.listen.host}]` : opts.listen.host;
+  // Before hub.start(), so the page's timeline sees every server's first state.
+  status = createStatusRoutes({
+    hub,
+    tokens,
+    dataDir: opts.dataDir,
+    port,
+    url: `http://${shownHost}:${port}/mcp`,
+    ...(opts.configPath ? { configPath: opts.configPath } : {}),
+    sessions: () => [...sessions.values()].map((l) => ({ agent: l.agent, opened: l.opened, lastSeen: l.lastSeen })),
+  });
   hub.start();
   const follow =
     opts.configPath !== undefined
       ? followConfig(hub, { path: opts.configPath, report: opts.report ?? ((level, msg) => opts.log[level](msg)) })
       : undefined;
-  const port = (server.address() as AddressInfo).port;
-  const shownHost = opts.listen.host.includes(":") ? `[${opts.listen.host}]` : opts.listen.host;
 
   let closing: Promise<void> | undefined;
   const close = () => {
@@ -176,6 +193,7 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
           setTimeout(resolve, opts.drainMs ?? 10_000).unref();
         });
       }
+      status?.close();
       for (const live of sessions.values()) {
         live.session.dispose();
         await live.transport.close().catch(() => undefined);
@@ -195,6 +213,7 @@ export async function serveHttp(opts: HttpOptions): Promise<void> {
   const gw = await startHttpGateway({ ...opts, report: (level, msg) => say(level === "info" ? `mcphub: ${msg}` : `mcphub: ${level}: ${msg}`) });
   const anonymous = !(await TokenStore.open(opts.dataDir).authenticate(undefined)).required;
   say(`mcphub listening on ${gw.url}${anonymous ? " (no agent tokens yet: loopback clients are served unscoped)" : " (bearer tokens required)"}`);
+  say(`  status page: ${gw.url.replace(/\/mcp$/, "/")}${anonymous ? "" : " (sign in with \`mcphub open\`)"}`);
   for (const snap of gw.hub.supervisor.snapshots()) {
     const listing = gw.hub.catalog.listingOf(snap.name);
     if (snap.state === "idle" && listing) {

@@ -165,6 +165,27 @@ export class Hub {
     this.admitAndStart(this.startable());
   }
 
+  /** Whether this process starts the server (enabled, and in `--agent`'s scope if one was given). */
+  willStart(server: string): boolean {
+    return this.config.servers[server]?.enabled === true && new Scope(this.config, this.opts.agent).allowsServer(server);
+  }
+
+  /**
+   * Applies an enable/disable of one server to the running gateway (the status page has already
+   * written it to the config file; the reload that follows finds nothing left to do). It is the
+   * same diff as a hot reload, except that an operator who enables a server wants it running, so
+   * it is started now whatever its start mode (idle stopping applies as usual). Resolves once a
+   * disabled server's process tree is gone.
+   */
+  async setServerEnabled(server: string, enabled: boolean): Promise<void> {
+    const cfg = this.config.servers[server];
+    if (!cfg) throw new Error(`unknown server "${server}"`);
+    if (cfg.enabled === enabled) return;
+    this.applyConfig({ ...this.config, servers: { ...this.config.servers, [server]: { ...cfg, enabled } } });
+    if (enabled && this.started && this.willStart(server)) this.supervisor.start([server]);
+    await this.supervisor.settled();
+  }
+
   /** The per-agent projection; an unknown agent throws with a clear message (via Scope). */
   view(agent?: string): AgentView {
     const key = agent ?? "";

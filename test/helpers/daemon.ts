@@ -1,6 +1,8 @@
-// Test helpers for the HTTP daemon: run `mcphub up` as a real process on a free port and talk to
-// it with the SDK's streamable HTTP client, optionally with an agent's bearer token.
+// The HTTP daemon as a real process (`mcphub up`), the SDK's streamable HTTP client with an
+// agent's bearer token, and plain HTTP requests with full control over Host, Origin, Cookie and
+// Authorization headers (fetch would not let a test set some of them).
 import { spawn, type ChildProcess } from "node:child_process";
+import { request } from "node:http";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -12,26 +14,34 @@ export interface Caller {
 }
 
 export interface Daemon {
+  /** The MCP endpoint, e.g. http://127.0.0.1:43813/mcp. */
   url: string;
+  /** e.g. http://127.0.0.1:43813 (no trailing slash). */
+  base: string;
+  port: number;
   child: ChildProcess;
-  /** Everything the daemon wrote to stderr so far. */
-  stderr(): string;
+  stderr: () => string;
   stop(): Promise<number | null>;
 }
 
 export async function startDaemon(home: TempHome, cfg: string, extra: string[] = []): Promise<Daemon> {
-  const child = spawn(process.execPath, [BIN, "--config", cfg, "up", "--listen", "127.0.0.1:0", ...extra], { env: home.env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [BIN, "--config", cfg, "up", "--listen", "127.0.0.1:0", ...extra], {
+    env: home.env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let err = "";
-  const url = await new Promise<string>((resolve, reject) => {
+  const base = await new Promise<string>((resolve, reject) => {
     child.stderr?.on("data", (d: Buffer) => {
       err += d.toString();
-      const m = /listening on (http:\/\/\S+\/mcp)/.exec(err);
+      const m = /listening on (http:\/\/\S+)\/mcp/.exec(err);
       if (m?.[1]) resolve(m[1]);
     });
     child.once("exit", (code) => reject(new Error(`daemon exited (${code}): ${err}`)));
   });
   return {
-    url,
+    url: `${base}/mcp`,
+    base,
+    port: Number(new URL(base).port),
     child,
     stderr: () => err,
     stop: () =>
@@ -53,4 +63,36 @@ export async function httpClient(url: string, token?: string): Promise<Client & 
     listTools: async () => (await client.listTools()).tools.map((t) => t.name),
   };
   return Object.assign(client, { caller });
+}
+
+export interface HttpAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+  json<T = Record<string, unknown>>(): T;
+}
+
+export function http(url: string, opts: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<HttpAnswer> {
+  const u = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: u.hostname, port: u.port, path: `${u.pathname}${u.search}`, method: opts.method ?? "GET", headers: opts.headers ?? {} },
+      (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (c: string) => (body += c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body, json: <T>() => JSON.parse(body) as T }));
+      },
+    );
+    req.once("error", reject);
+    req.end(opts.body);
+  });
+}
+
+/** The `name=value` part of a Set-Cookie answer. */
+export function cookieOf(a: HttpAnswer): string {
+  const set = a.headers["set-cookie"];
+  const first = Array.isArray(set) ? set[0] : set;
+  if (!first) throw new Error(`no Set-Cookie (status ${a.status}): ${a.body.slice(0, 200)}`);
+  return first.split(";")[0] as string;
 }

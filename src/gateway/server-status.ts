@@ -1,0 +1,52 @@
+// One server's status as every surface reports it: the `list_servers` management tool and the
+// daemon's status page both read it from here, so the two never disagree about a state.
+import type { Hub } from "./hub.js";
+
+export interface ServerStatus {
+  name: string;
+  enabled: boolean;
+  connected: boolean;
+  /**
+   * The supervisor's state (`idle`, `ready`, `connecting`, `failed`, `locked`, ...), `disabled`,
+   * or `not_started` for an enabled server this process does not start (outside `--agent`'s
+   * scope). Surfaces must render states they do not know: more will come.
+   */
+  state: string;
+  /** Where the server's catalogue entries come from: its live session, the cache, or nowhere yet. */
+  catalog: "live" | "cached" | "none";
+  /** When that listing was fetched from the server (epoch ms). */
+  catalogListedAt?: number;
+  transport: "stdio" | "http" | "sse";
+  description?: string;
+  tags?: string[];
+  use_when?: string[];
+  /** Last connect or transport error, sanitised by the downstream layer. */
+  error?: string;
+  /** Sanitised tail of a stdio server's stderr. */
+  stderrTail?: string;
+  serverVersion?: { name: string; version: string };
+}
+
+/** Undefined for a server that is not in the running config. */
+export function serverStatus(hub: Hub, name: string): ServerStatus | undefined {
+  const cfg = hub.config.servers[name];
+  if (!cfg) return undefined;
+  const snap = hub.supervisor.snapshot(name);
+  const state = !cfg.enabled ? "disabled" : (snap?.state ?? (hub.willStart(name) ? "idle" : "not_started"));
+  const listing = cfg.enabled ? hub.catalog.listingOf(name) : undefined;
+  return {
+    name,
+    enabled: cfg.enabled,
+    connected: snap?.connected === true,
+    state,
+    catalog: listing ? listing.source : "none",
+    ...(listing ? { catalogListedAt: listing.fetchedAt } : {}),
+    transport: cfg.url ? (cfg.transport ?? "http") : "stdio",
+    ...(cfg.description !== undefined ? { description: cfg.description } : {}),
+    ...(cfg.tags?.length ? { tags: cfg.tags } : {}),
+    ...(cfg.use_when?.length ? { use_when: cfg.use_when } : {}),
+    ...(snap?.error ? { error: snap.error } : {}),
+    ...(snap?.stderrTail ? { stderrTail: snap.stderrTail } : {}),
+    ...(snap?.serverVersion ? { serverVersion: snap.serverVersion } : {}),
+  };
+}
