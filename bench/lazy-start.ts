@@ -105,11 +105,17 @@ function setup(mode: "eager" | "auto"): { cfg: string; env: Record<string, strin
 interface Gateway {
   client: Client;
   pid: number;
+  /** The last few KiB the gateway wrote to stderr, to explain a failure. */
+  stderr(): string;
   close(): Promise<void>;
 }
 
 async function spawnGateway(cfg: string, env: Record<string, string>): Promise<Gateway> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, "--config", cfg, "mcp", "serve"], env, stderr: "ignore" });
+  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, "--config", cfg, "mcp", "serve"], env, stderr: "pipe" });
+  let tail = "";
+  transport.stderr?.on("data", (d: Buffer) => {
+    tail = (tail + d.toString()).slice(-4096);
+  });
   const client = new Client({ name: "lazy-start-bench", version: "1.0.0" });
   await client.connect(transport);
   const pid = transport.pid;
@@ -118,6 +124,7 @@ async function spawnGateway(cfg: string, env: Record<string, string>): Promise<G
   return {
     client,
     pid,
+    stderr: () => tail,
     close: async () => {
       await client.close().catch(() => undefined);
       for (let i = 0; i < 400 && existsSync(`/proc/${pid}`); i++) await new Promise((r) => setTimeout(r, 25));
@@ -129,9 +136,14 @@ async function spawnGateway(cfg: string, env: Record<string, string>): Promise<G
 type ResolveDoc = { recommendation?: { server?: string } | null; servers_pending?: string[] };
 
 /** Resolves until the answer is complete and recommends a memory tool; returns the attempts. */
-async function firstCorrect(client: Client): Promise<number> {
+async function firstCorrect(gw: Gateway): Promise<number> {
   for (let attempt = 1; attempt <= 2000; attempt++) {
-    const r = (await client.callTool({ name: "mcphub_resolve_tool", arguments: { query: QUERY } })) as { structuredContent?: ResolveDoc };
+    let r: { structuredContent?: ResolveDoc };
+    try {
+      r = (await gw.client.callTool({ name: "mcphub_resolve_tool", arguments: { query: QUERY } })) as { structuredContent?: ResolveDoc };
+    } catch (err) {
+      throw new Error(`resolve_tool failed (${err instanceof Error ? err.message : String(err)}); gateway stderr:\n${gw.stderr()}`);
+    }
     const d = r.structuredContent;
     if (d?.recommendation?.server === "memory" && d.servers_pending === undefined) return attempt;
     await new Promise((res) => setTimeout(res, 20));
@@ -177,7 +189,7 @@ async function measure(label: string, mode: "eager" | "auto"): Promise<Row> {
   for (let run = 0; run < RUNS; run++) {
     const t0 = performance.now();
     const gw = await spawnGateway(cfg, env);
-    row.attempts.push(await firstCorrect(gw.client));
+    row.attempts.push(await firstCorrect(gw));
     row.firstMs.push(performance.now() - t0);
     row.cpuMs.push(cpuMs(gw.pid));
     row.children.push(descendants(gw.pid).length);
@@ -185,7 +197,7 @@ async function measure(label: string, mode: "eager" | "auto"): Promise<Row> {
   }
   // GATEWAYS concurrent gateways, as GATEWAYS harness windows would start them, then idle.
   const gws = await Promise.all(Array.from({ length: GATEWAYS }, () => spawnGateway(cfg, env)));
-  await Promise.all(gws.map((g) => firstCorrect(g.client)));
+  await Promise.all(gws.map((g) => firstCorrect(g)));
   await new Promise((r) => setTimeout(r, SETTLE_MS));
   const rss = rssTree(gws.map((g) => g.pid));
   row.rssBytes = rss.bytes;
