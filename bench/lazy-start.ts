@@ -3,7 +3,8 @@
 // Every server is test/fixtures/catalog-server.mjs with a 1 s start delay (like a server booted by
 // npx) and a few tools of its own. Two modes: (a) `start: eager` — every server is spawned when
 // the gateway starts (the behaviour before start-on-first-use); (b) `start: auto` with a warm
-// catalogue cache (filled by one earlier gateway run). For each mode it reports the time from
+// catalogue cache (filled by one earlier gateway run); (c) is (b) run from the unbundled modules
+// (MCPHUB_NO_BUNDLE=1), to show what the start-up bundle buys. For each mode it reports the time from
 // spawning `mcphub mcp serve` to the first correct resolve_tool answer (the memory server
 // recommended, no servers_pending), how many downstream processes exist right after that answer,
 // and the total resident memory (gateway + children) of GATEWAYS stdio gateways sitting idle.
@@ -182,8 +183,10 @@ interface Row {
   warmMs?: number;
 }
 
-async function measure(label: string, mode: "eager" | "auto"): Promise<Row> {
-  const { cfg, env, dataDir } = setup(mode);
+async function measure(label: string, mode: "eager" | "auto", extraEnv: Record<string, string> = {}): Promise<Row> {
+  const made = setup(mode);
+  const { cfg, dataDir } = made;
+  const env = { ...made.env, ...extraEnv };
   const row: Row = { label, firstMs: [], cpuMs: [], attempts: [], children: [], rssBytes: 0, rssProcesses: 0 };
   if (mode === "auto") row.warmMs = await warmCache(cfg, env, dataDir);
   for (let run = 0; run < RUNS; run++) {
@@ -216,13 +219,15 @@ const pad = (s: string, n: number) => s.padEnd(n);
 
 const eager = await measure("(a) eager", "eager");
 const auto = await measure("(b) auto, warm cache", "auto");
+// The same as (b) from the ~100 modules tsc writes instead of dist/bundle/mcphub.js.
+const modules = await measure("(c) = (b), no bundle", "auto", { MCPHUB_NO_BUNDLE: "1" });
 
 const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
 console.log(`load average ${load} on ${(await import("node:os")).availableParallelism()} cores; ${SERVERS} stdio servers, each starting in ${DELAY_MS} ms; ${RUNS} runs per mode; ${GATEWAYS} idle gateways for RSS; query "${QUERY}"\n`);
 console.log(
   [pad("mode", 24), pad("first correct resolve ms", 26), pad("min-max", 14), pad("gateway CPU ms", 16), pad("resolve calls", 14), pad("children after", 15), pad(`RSS ${GATEWAYS} idle gateways`, 22), "processes"].join(""),
 );
-for (const r of [eager, auto]) {
+for (const r of [eager, auto, modules]) {
   console.log(
     [
       pad(r.label, 24),
@@ -238,6 +243,7 @@ for (const r of [eager, auto]) {
 }
 console.log(
   `\nratio b/a: first answer ${(median(auto.firstMs) / median(eager.firstMs)).toFixed(3)}, RSS ${(auto.rssBytes / eager.rssBytes).toFixed(3)}` +
+    `\nratio b/c (bundle vs modules): first answer ${(median(auto.firstMs) / median(modules.firstMs)).toFixed(3)}, gateway CPU ${(median(auto.cpuMs) / median(modules.cpuMs)).toFixed(3)}` +
     `\ntargets: warm first answer <= 200 ms (${median(auto.firstMs) <= 200 ? "met" : "NOT met"}); 0 downstream processes until a call (${median(auto.children) === 0 ? "met" : "NOT met"}); RSS of (b) <= 20% of (a) (${auto.rssBytes <= 0.2 * eager.rssBytes ? "met" : "NOT met"})` +
     `\n(filling the cache once, in (b)'s first run: ${auto.warmMs?.toFixed(0)} ms)`,
 );
