@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { httpClient, startDaemon, type Daemon } from "../helpers/daemon.js";
-import { alive, doc, FIXTURES, runMcphub, startGateway, tempHome, text, until, type TempHome } from "../helpers/gateway.js";
+import { alive, doc, FIXTURES, runMcphub, startGateway, tempHome, text, until, waitReady, type TempHome } from "../helpers/gateway.js";
 
 const node = process.execPath;
 const lifecycle = join(FIXTURES, "lifecycle.mjs");
@@ -143,7 +143,7 @@ describe("hot reload of the daemon", () => {
 });
 
 describe("hot reload of a stdio gateway", () => {
-  it("applies a pin change with one list_changed and survives SIGHUP", async () => {
+  it("applies a pin change with one list_changed, a use_when change to routing, and survives SIGHUP", async () => {
     const home = tempHome();
     try {
       const cfg = join(home.dir, "mcphub.yaml");
@@ -159,6 +159,13 @@ describe("hot reload of a stdio gateway", () => {
         writeFileSync(cfg, `pin: [a__echo]\n${readFileSync(cfg, "utf8")}`);
         await until(() => changes >= 1, "tools/list_changed after the pin");
         expect((await gw.client.listTools()).tools.map((t) => t.name)).toContain("a__echo");
+        // A routing hint is applied to the running catalogue: same tools, new revision.
+        await waitReady(gw, ["a"]);
+        const revision = doc(await gw.call("mcphub_list_servers")).catalog_revision;
+        writeFileSync(cfg, readFileSync(cfg, "utf8").replace("    command:", "    use_when: [repeat a message back]\n    command:"));
+        await until(async () => doc(await gw.call("mcphub_list_servers")).catalog_revision !== revision, "a new catalog_revision");
+        const resolved = doc(await gw.call("mcphub_resolve_tool", { query: "repeat a message back" }));
+        expect((resolved.recommendation as { server: string }).server).toBe("a");
         process.kill(gw.pid, "SIGHUP");
         await until(() => /config reloaded \(SIGHUP\): no changes/.test(gw.stderr()), "the SIGHUP reload line");
         expect(doc(await gw.call("mcphub_list_servers")).pinned).toEqual(["a__echo"]);
