@@ -39,7 +39,9 @@ export function serverStatus(hub: Hub, name: string): ServerStatus | undefined {
     enabled: cfg.enabled,
     connected: snap?.connected === true,
     state,
-    catalog: listing ? listing.source : "none",
+    // A listing is live only while its session is: the catalogue learns of a stop one event-loop
+    // turn after the supervisor, and a request may be answered in between.
+    catalog: listing ? (listing.source === "live" && snap?.connected === true ? "live" : "cached") : "none",
     ...(listing ? { catalogListedAt: listing.fetchedAt } : {}),
     transport: cfg.url ? (cfg.transport ?? "http") : "stdio",
     ...(cfg.description !== undefined ? { description: cfg.description } : {}),

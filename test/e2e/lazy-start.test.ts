@@ -216,16 +216,13 @@ describe("idle stopping", () => {
     await until(() => !alive(a1 as number), "server a to be stopped when idle", 400);
     expect(await serverRow(gw, "a")).toMatchObject({ state: "idle", catalog: "cached" });
 
-    // The next call starts it again.
-    expect(text(await gw.call("mcphub_call_tool", { tool: "a__echo", arguments: { message: "two" } }))).toContain("echo: two");
+    // The next call starts it again; this one is detached and holds a until it is released.
+    const accepted = doc(await gw.call("mcphub_call_tool", { tool: "a__wait_for", arguments: { path: release }, detach: true }));
+    expect(accepted.status).toBe("accepted");
     const a2 = starts(logA)[1];
     expect(a2).toBeDefined();
     expect(a2).not.toBe(a1);
-    expect(alive(a2 as number)).toBe(true);
-
-    // A detached call holds a; b, used at the same time, is stopped meanwhile.
-    const accepted = doc(await gw.call("mcphub_call_tool", { tool: "a__wait_for", arguments: { path: release }, detach: true }));
-    expect(accepted.status).toBe("accepted");
+    // b, used while the detached call runs, is stopped meanwhile; a is not.
     expect(text(await gw.call("mcphub_call_tool", { tool: "b__echo", arguments: { message: "b" } }))).toContain("echo: b");
     const bPid = starts(logB).at(-1) as number;
     await until(() => !alive(bPid), "server b to be stopped when idle", 400);
@@ -233,10 +230,11 @@ describe("idle stopping", () => {
     expect(descendants(gw.pid)).toContain(a2);
     expect(doc(await gw.call("mcphub_poll_result", { callId: accepted.callId })).status).toBe("pending");
 
-    // Once the detached call finishes, a idles out too.
+    // Once the detached call finishes, a idles out too, and the next call starts it again.
     writeFileSync(release, "");
     await until(async () => text(await gw.call("mcphub_poll_result", { callId: accepted.callId })).includes("saw"), "the detached result");
     await until(() => !alive(a2 as number), "server a to be stopped after the detached call", 400);
-    expect(starts(logA)).toHaveLength(2);
+    expect(text(await gw.call("mcphub_call_tool", { tool: "a__echo", arguments: { message: "three" } }))).toContain("echo: three");
+    expect(starts(logA)).toHaveLength(3);
   });
 });
