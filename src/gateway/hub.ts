@@ -211,6 +211,12 @@ export class Hub {
     return this.startable()
       .filter((name) => view.scope.allowsServer(name) && !this.catalog.listingOf(name))
       .filter((name) => {
+        // A server that became ready in this event-loop turn reaches the catalogue one turn later
+        // through the change listener; apply it now rather than answer without it.
+        this.syncServer(name);
+        return !this.catalog.listingOf(name);
+      })
+      .filter((name) => {
         const snap = this.supervisor.snapshot(name);
         return snap !== undefined && snap.error === undefined && (snap.state === "idle" || snap.state === "connecting");
       });
