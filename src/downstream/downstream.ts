@@ -2,7 +2,7 @@
 // disabled), start on first use, stop when idle (never while leased), background reconnect with
 // backoff, coalesced re-lists on list_changed, and calls with timeout, progress, cancellation and
 // outcome-unknown handling. The supervisor owns one per server.
-import { CallToolResultSchema, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolResultSchema, ErrorCode, McpError, type CompleteRequest, type LoggingLevel, type ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Prompt, Resource, Tool } from "@modelcontextprotocol/sdk/types.js";
@@ -10,12 +10,14 @@ import type { ServerConfig } from "../config/schema.js";
 import { formatDuration } from "../util/units.js";
 import { backoffDelay, type BackoffPolicy } from "./backoff.js";
 import { sanitizeLine, sanitizeText, sensitiveEnvValues } from "./sanitize.js";
-import { ConnectError, errorText, listAllOf, openSession, type ListKind, type Session } from "./session.js";
+import { ConnectError, errorText, listAllOf, listResourceTemplates, openSession, type ListKind, type Session } from "./session.js";
 import {
   LockedError,
   NotConnectedError,
   OutcomeUnknownError,
   type CallOptions,
+  type ClientHooks,
+  type ConnectionOrigin,
   type DownstreamSnapshot,
   type SecretResolver,
   type ServerState,
@@ -33,6 +35,10 @@ export interface DownstreamDeps {
   changed: (server: string) => void;
   /** Idle timeout for this server in ms (0 = never stopped for idleness). */
   idleTimeoutMs: (name: string, cfg: ServerConfig) => number;
+  /** Server→client traffic; see ClientHooks. */
+  hooks?: ClientHooks;
+  /** Set for a connection dedicated to one upstream session (`connection: per-session`). */
+  connection?: string;
 }
 
 /** Without an explicit timeoutMs a call may run as long as it keeps reporting progress. */
@@ -59,6 +65,7 @@ export class Downstream {
   private tools: Tool[] = [];
   private resources: Resource[] = [];
   private prompts: Prompt[] = [];
+  private resourceTemplates: ResourceTemplate[] = [];
   private instructions?: string;
   private serverVersion?: { name: string; version: string };
   private stderrTail?: string;
@@ -136,8 +143,12 @@ export class Downstream {
     this.armIdle();
   }
 
-  /** Holds the server against idle stopping until the returned function is called (idempotent). */
-  acquire(): () => void {
+  /**
+   * Marks the connection as needed (a call in flight, a resource subscription, a stream) until the
+   * returned release is called (idempotent): a server with a holder is never stopped for
+   * idleness, and its idle clock restarts when the last holder lets go.
+   */
+  lease(): () => void {
     this.leases++;
     this.lastActivity = Date.now();
     clearTimeout(this.idleTimer);
@@ -186,8 +197,11 @@ export class Downstream {
       tools: this.tools,
       resources: this.resources,
       prompts: this.prompts,
+      resourceTemplates: this.resourceTemplates,
       generation: this.generation,
     };
+    const caps = this.session?.capabilities;
+    if (caps) snap.capabilities = caps;
     if (this.instructions !== undefined) snap.instructions = this.instructions;
     if (this.serverVersion !== undefined) snap.serverVersion = this.serverVersion;
     if (this.error !== undefined) snap.error = this.error;
@@ -250,6 +264,36 @@ export class Downstream {
     return this.request(name, opts, (client, req) => client.getPrompt(args ? { name, arguments: args } : { name }, req));
   }
 
+  complete(params: CompleteRequest["params"], opts: CallOptions = {}) {
+    return this.request("completion/complete", opts, (client, req) => client.complete(params, req));
+  }
+
+  subscribeResource(uri: string, opts: CallOptions = {}) {
+    return this.request(uri, opts, (client, req) => client.subscribeResource({ uri }, req));
+  }
+
+  unsubscribeResource(uri: string, opts: CallOptions = {}) {
+    return this.request(uri, opts, (client, req) => client.unsubscribeResource({ uri }, req));
+  }
+
+  setLoggingLevel(level: LoggingLevel, opts: CallOptions = {}) {
+    return this.request("logging/setLevel", opts, (client, req) => client.setLoggingLevel(level, req));
+  }
+
+  /** Tells the server the client's roots changed; a no-op while it is not connected. */
+  async sendRootsListChanged(): Promise<void> {
+    const s = this.session;
+    if (!s || this.state !== "ready") return;
+    await s.client.sendRootsListChanged().catch((err: unknown) => {
+      this.deps.log("warn", `${this.name}: roots/list_changed was not delivered: ${this.clean(errorText(err))}`);
+    });
+  }
+
+  /** Whether some holder asked to keep this connection (see lease()). */
+  get leased(): boolean {
+    return this.leases > 0;
+  }
+
   /** Ends the server for good. `reason` (e.g. "its configuration changed") replaces "shutting down" in errors. */
   async close(reason?: string): Promise<void> {
     if (!this.closed) {
@@ -289,6 +333,7 @@ export class Downstream {
           signal: this.shutdown.signal,
           onListChanged: (kind) => this.onListChanged(token, kind),
           onClose: () => this.onTransportClosed(token),
+          ...(this.deps.hooks ? { peer: this.peerHooks(this.deps.hooks) } : {}),
         });
         token.session = session;
         if (this.closed) {
@@ -311,6 +356,7 @@ export class Downstream {
     this.tools = session.tools;
     this.resources = session.resources;
     this.prompts = session.prompts;
+    this.resourceTemplates = session.resourceTemplates;
     this.instructions = session.instructions;
     this.serverVersion = session.serverVersion;
     this.error = undefined;
@@ -328,6 +374,20 @@ export class Downstream {
     this.armIdle();
     // A list_changed that raced the initial listing: list again.
     for (const kind of token.dirty) this.onListChanged(token, kind);
+    this.deps.hooks?.connected(this.origin());
+  }
+
+  private origin(): ConnectionOrigin {
+    return this.deps.connection !== undefined ? { server: this.name, connection: this.deps.connection } : { server: this.name };
+  }
+
+  private peerHooks(hooks: ClientHooks) {
+    const origin = this.origin();
+    return {
+      capabilities: hooks.capabilities,
+      request: (req: { method: string; params?: Record<string, unknown> }, signal: AbortSignal) => hooks.request(origin, req, signal),
+      notification: (n: { method: string; params?: Record<string, unknown> }) => hooks.notification(origin, n),
+    };
   }
 
   private onConnectFailed(err: unknown): void {
@@ -437,10 +497,14 @@ export class Downstream {
     const opts: RequestOptions = { timeout: this.deps.connectTimeoutMs, signal: this.shutdown.signal };
     try {
       const items = await listAllOf(kind, s.client, opts);
+      // Templates change with resources (one list_changed covers both).
+      const templates = kind === "resources" ? await listResourceTemplates(s.client, opts).catch(() => s.resourceTemplates) : undefined;
       if (this.session !== s) return; // a newer session lists for itself
       if (kind === "tools") this.tools = s.tools = items as Tool[];
-      else if (kind === "resources") this.resources = s.resources = items as Resource[];
-      else this.prompts = s.prompts = items as Prompt[];
+      else if (kind === "resources") {
+        this.resources = s.resources = items as Resource[];
+        if (templates) this.resourceTemplates = s.resourceTemplates = templates;
+      } else this.prompts = s.prompts = items as Prompt[];
       this.generation++;
       this.deps.changed(this.name);
     } catch (err) {
@@ -451,7 +515,7 @@ export class Downstream {
   // ---- calls --------------------------------------------------------------------------------
 
   private async request<T>(label: string, opts: CallOptions, send: (client: Client, req: RequestOptions) => Promise<T>): Promise<T> {
-    const release = this.acquire();
+    const release = this.lease();
     try {
       return await this.requestHeld(label, opts, send);
     } finally {

@@ -3,13 +3,13 @@
 // or lease holds them), publishes each as soon as it is ready, applies config changes server by
 // server, and tells listeners what changed. The gateway never touches a transport: it asks the
 // supervisor.
-import type { CallToolResult, GetPromptResult, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
-import type { ServerConfig } from "../config/schema.js";
+import type { CallToolResult, CompleteRequest, CompleteResult, GetPromptResult, LoggingLevel, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
+import { isPerSession, type ServerConfig } from "../config/schema.js";
 import { DEFAULT_BACKOFF } from "./backoff.js";
 import { Downstream, type DownstreamDeps } from "./downstream.js";
 import { connectionKey } from "./identity.js";
 import { canonicalJson } from "../util/canonical-json.js";
-import { NotConnectedError, type CallOptions, type DownstreamSnapshot, type Lease, type SupervisorOptions } from "./types.js";
+import { NotConnectedError, type CallOptions, type DownstreamSnapshot, type SupervisorOptions } from "./types.js";
 
 /** What reconcile() did, server names sorted. */
 export interface ReconcileResult {
@@ -23,6 +23,8 @@ export interface ReconcileResult {
 
 export class Supervisor {
   private readonly downstreams = new Map<string, Downstream>();
+  /** Connections dedicated to one upstream session: tag → server → Downstream (see CallOptions.connection). */
+  private readonly dedicated = new Map<string, Map<string, Downstream>>();
   private readonly listeners = new Set<(server: string) => void>();
   private readonly pending = new Set<string>();
   private readonly deps: DownstreamDeps;
@@ -43,12 +45,18 @@ export class Supervisor {
       log: opts.log ?? (() => {}),
       changed: (server) => this.changed(server),
       idleTimeoutMs: idle ? (name, cfg) => idle(name, cfg) : () => 0,
+      ...(opts.hooks ? { hooks: opts.hooks } : {}),
     };
     for (const [name, cfg] of Object.entries(opts.servers)) this.downstreams.set(name, this.create(name, cfg));
   }
 
-  private create(name: string, cfg: ServerConfig): Downstream {
-    return new Downstream(name, cfg, this.deps);
+  /** A connection to one server: the shared one, or one dedicated to a session's tag. */
+  private create(name: string, cfg: ServerConfig, connection?: string): Downstream {
+    if (connection === undefined) return new Downstream(name, cfg, this.deps);
+    // The catalogue follows the shared connection; a dedicated one changes nothing visible. The
+    // shared deps are its prototype, so a reloaded connect timeout reaches it as well.
+    const deps = Object.assign(Object.create(this.deps) as DownstreamDeps, { changed: () => {}, connection });
+    return new Downstream(name, cfg, deps);
   }
 
   /**
@@ -61,7 +69,14 @@ export class Supervisor {
     const old = this.get(name);
     this.downstreams.set(name, this.create(name, cfg));
     this.changed(name);
-    await old.close();
+    // Sessions' own connections follow the new config too: they reopen on their next request.
+    const dedicated: Downstream[] = [];
+    for (const mine of this.dedicated.values()) {
+      const d = mine.get(name);
+      if (d) dedicated.push(d);
+      mine.delete(name);
+    }
+    await Promise.all([old.close(), ...dedicated.map((d) => d.close())]);
   }
 
   /** Drops and re-opens one server's connection at once (see Downstream.reconnect). */
@@ -87,15 +102,6 @@ export class Supervisor {
     for (const d of this.chosen(names)) d.admit();
   }
 
-  /**
-   * Holds a server against idle stopping (a subscription, a stream, a long-lived detached call)
-   * until `release()`. Calls through the supervisor hold one by themselves while in flight.
-   */
-  lease(name: string): Lease {
-    const release = this.get(name).acquire();
-    return { server: name, release };
-  }
-
   /** Calls in flight plus leases held on this server (0 for unknown servers). */
   busy(name: string): number {
     return this.downstreams.get(name)?.busy ?? 0;
@@ -115,6 +121,7 @@ export class Supervisor {
       if (Object.hasOwn(servers, name)) continue;
       this.downstreams.delete(name);
       this.retire(d, "it was removed from the configuration");
+      this.retireDedicated(name, "it was removed from the configuration");
       out.removed.push(name);
       this.changed(name);
     }
@@ -126,11 +133,13 @@ export class Supervisor {
         this.changed(name);
       } else if (connectionKey(d.cfg) !== connectionKey(cfg)) {
         this.retire(d, "its configuration changed and it was restarted");
+        this.retireDedicated(name, "its configuration changed and it was restarted");
         this.downstreams.set(name, this.create(name, cfg));
         out.restarted.push(name);
         this.changed(name);
       } else if (canonicalJson(d.cfg) !== canonicalJson(cfg)) {
         d.updateConfig(cfg);
+        for (const mine of this.dedicated.values()) mine.get(name)?.updateConfig(cfg);
         out.updated.push(name);
         this.changed(name);
       }
@@ -146,6 +155,7 @@ export class Supervisor {
   reset(name: string, reason: string): void {
     const d = this.get(name);
     this.retire(d, reason);
+    this.retireDedicated(name, reason);
     this.downstreams.set(name, this.create(name, d.cfg));
     this.changed(name);
   }
@@ -190,15 +200,65 @@ export class Supervisor {
 
   /** Calls a tool by its wire name. `isError` results are normal results. */
   async callTool(server: string, wireTool: string, args: Record<string, unknown>, opts?: CallOptions): Promise<CallToolResult> {
-    return (await this.get(server).callTool(wireTool, args, opts)) as CallToolResult;
+    return (await this.pick(server, opts).callTool(wireTool, args, opts)) as CallToolResult;
   }
 
   async readResource(server: string, uri: string, opts?: CallOptions): Promise<ReadResourceResult> {
-    return this.get(server).readResource(uri, opts);
+    return this.pick(server, opts).readResource(uri, opts);
   }
 
   async getPrompt(server: string, name: string, args: Record<string, string> | undefined, opts?: CallOptions): Promise<GetPromptResult> {
-    return this.get(server).getPrompt(name, args, opts);
+    return this.pick(server, opts).getPrompt(name, args, opts);
+  }
+
+  async complete(server: string, params: CompleteRequest["params"], opts?: CallOptions): Promise<CompleteResult> {
+    return this.pick(server, opts).complete(params, opts);
+  }
+
+  async subscribeResource(server: string, uri: string, opts?: CallOptions): Promise<void> {
+    await this.pick(server, opts).subscribeResource(uri, opts);
+  }
+
+  async unsubscribeResource(server: string, uri: string, opts?: CallOptions): Promise<void> {
+    await this.pick(server, opts).unsubscribeResource(uri, opts);
+  }
+
+  async setLoggingLevel(server: string, level: LoggingLevel, opts?: CallOptions): Promise<void> {
+    await this.pick(server, opts).setLoggingLevel(level, opts);
+  }
+
+  /** Tells one connection the client's roots changed (skipped while it is not connected). */
+  async sendRootsListChanged(server: string, opts?: CallOptions): Promise<void> {
+    const d = this.existing(server, opts?.connection);
+    await d?.sendRootsListChanged();
+  }
+
+  /**
+   * Holds a connection against idle stopping (a subscription, a stream, a long-lived detached
+   * call) until the returned release is called (idempotent). Calls through the supervisor hold
+   * one by themselves while in flight. See Downstream.lease.
+   */
+  lease(server: string, opts?: CallOptions): () => void {
+    return this.pick(server, opts).lease();
+  }
+
+  /** The ready state and declared capabilities of one connection, without starting anything. */
+  connectionSnapshot(server: string, connection?: string): DownstreamSnapshot | undefined {
+    if (connection === undefined) return this.snapshot(server);
+    return this.dedicated.get(connection)?.get(server)?.snapshot();
+  }
+
+  /** The servers a dedicated connection tag has open. */
+  dedicatedServers(connection: string): string[] {
+    return [...(this.dedicated.get(connection)?.keys() ?? [])].sort();
+  }
+
+  /** Closes every connection opened for one upstream session (its processes are killed). */
+  async closeConnections(connection: string): Promise<void> {
+    const mine = this.dedicated.get(connection);
+    if (!mine) return;
+    this.dedicated.delete(connection);
+    await Promise.all([...mine.values()].map((d) => d.close()));
   }
 
   /** Skips the backoff wait of one server (or all), e.g. after the vault was unlocked. */
@@ -210,7 +270,9 @@ export class Supervisor {
   close(): Promise<void> {
     if (!this.closing) {
       this.closed = true;
-      this.closing = Promise.all([...[...this.downstreams.values()].map((d) => d.close()), ...this.retiring]).then(() => undefined);
+      const all = [...this.downstreams.values(), ...[...this.dedicated.values()].flatMap((m) => [...m.values()])];
+      this.dedicated.clear();
+      this.closing = Promise.all([...all.map((d) => d.close()), ...this.retiring]).then(() => undefined);
     }
     return this.closing;
   }
@@ -226,6 +288,43 @@ export class Supervisor {
   private retire(d: Downstream, reason: string): void {
     const p: Promise<void> = d.close(reason).finally(() => this.retiring.delete(p));
     this.retiring.add(p);
+  }
+
+  /** Sessions' own connections to a server follow its config: closed now, reopened on next use. */
+  private retireDedicated(name: string, reason: string): void {
+    for (const mine of this.dedicated.values()) {
+      const d = mine.get(name);
+      if (!d) continue;
+      mine.delete(name);
+      this.retire(d, reason);
+    }
+  }
+
+  /**
+   * The connection a request goes to: the shared one, or for a `connection: per-session` server
+   * asked with a tag, the tag's own connection, opened on first use.
+   */
+  private pick(name: string, opts?: CallOptions): Downstream {
+    const shared = this.get(name);
+    const tag = opts?.connection;
+    if (tag === undefined || !isPerSession(shared.cfg) || !shared.cfg.enabled) return shared;
+    if (this.closed) return shared; // its requests fail with "shutting down"
+    let mine = this.dedicated.get(tag);
+    if (!mine) {
+      mine = new Map();
+      this.dedicated.set(tag, mine);
+    }
+    let d = mine.get(name);
+    if (!d) {
+      d = this.create(name, shared.cfg, tag);
+      mine.set(name, d);
+      d.start();
+    }
+    return d;
+  }
+
+  private existing(name: string, tag: string | undefined): Downstream | undefined {
+    return tag === undefined ? this.downstreams.get(name) : this.dedicated.get(tag)?.get(name);
   }
 
   private get(name: string): Downstream {

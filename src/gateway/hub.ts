@@ -23,6 +23,7 @@ import { errorText } from "../util/errors.js";
 import { VERSION } from "../version.js";
 import { DetachedRegistry } from "./detached.js";
 import type { Logger } from "./log.js";
+import { Passthrough } from "./passthrough/router.js";
 import { Scope } from "./policy/scope.js";
 import { AgentView } from "./view.js";
 
@@ -33,6 +34,8 @@ export interface HubOptions {
   /** A stdio gateway serves one agent: only that agent's servers are started. */
   agent?: string;
   log: Logger;
+  /** A stdio gateway: exactly one upstream session, which owns every downstream connection. */
+  singleSession?: boolean;
 }
 
 /** What a reload changed, for the one log line that reports it. */
@@ -53,6 +56,8 @@ export class Hub {
   readonly telemetry: Telemetry;
   readonly cache: CatalogCache;
   private current: Config;
+  /** Routes server→client requests and notifications between downstreams and upstream sessions. */
+  readonly passthrough: Passthrough;
   private readonly views = new Map<string, AgentView>();
   /** Supervisor generation last applied to the catalogue, per server (avoids re-indexing twice). */
   private readonly applied = new Map<string, number>();
@@ -82,6 +87,16 @@ export class Hub {
       return keyring;
     };
     const secrets: SecretResolver = new VaultSecretResolver({ dataDir: opts.dataDir, env: opts.env, keyring: openOnce });
+    // A getter, so the pass-through reads the config in force after a reload.
+    const configNow = () => this.config;
+    this.passthrough = new Passthrough({
+      get config() {
+        return configNow();
+      },
+      supervisor: () => this.supervisor,
+      log: opts.log,
+      singleSession: opts.singleSession === true,
+    });
     this.supervisor = new Supervisor({
       servers: config.servers,
       connectTimeoutMs: config.connect_timeout,
@@ -89,6 +104,7 @@ export class Hub {
       secrets,
       log: (level, msg) => opts.log[level](msg),
       idleTimeoutMs: (_name, cfg) => idleTimeoutOf(this.config, cfg),
+      hooks: this.passthrough.hooks,
     });
     this.supervisor.onChange((server) => this.syncServer(server));
     // Cached listings first, so every discovery surface answers before any downstream runs.
@@ -137,6 +153,7 @@ export class Hub {
       {
         tools: snap.tools,
         resources: snap.resources,
+        resourceTemplates: snap.resourceTemplates,
         prompts: snap.prompts,
         ...(snap.instructions !== undefined ? { instructions: snap.instructions } : {}),
         ...(snap.serverVersion !== undefined ? { serverVersion: snap.serverVersion } : {}),
@@ -327,6 +344,7 @@ export class Hub {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.passthrough.close();
     this.detached.cancelAll();
     await this.supervisor.close();
     await this.telemetry.close();

@@ -3,7 +3,7 @@
 // content hash. The hash decides whether a new listing changes anything: a live listing identical
 // to the cached one changes neither the catalogue nor `catalog_revision`, and sends no list_changed.
 import { createHash } from "node:crypto";
-import type { Prompt, Resource, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Prompt, Resource, ResourceTemplate, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { canonicalJson } from "../../util/canonical-json.js";
 
 export type ListingSource = "live" | "cached";
@@ -11,6 +11,8 @@ export type ListingSource = "live" | "cached";
 export interface ListingContent {
   tools: Tool[];
   resources: Resource[];
+  /** Absent in cache files written before templates were kept: read as none. */
+  resourceTemplates?: ResourceTemplate[];
   prompts: Prompt[];
   instructions?: string;
   serverVersion?: { name: string; version: string };
@@ -36,6 +38,7 @@ export function listingHash(content: ListingContent): string {
   const body = canonicalJson({
     tools: byKey(content.tools, (t) => t.name),
     resources: byKey(content.resources, (r) => r.uri),
+    resource_templates: byKey(content.resourceTemplates ?? [], (t) => t.uriTemplate),
     prompts: byKey(content.prompts, (p) => p.name),
     instructions: content.instructions ?? null,
   });

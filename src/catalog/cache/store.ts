@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { chmod, mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { Prompt, Resource, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Prompt, Resource, ResourceTemplate, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { makeListing, type ServerListing } from "./listing.js";
 
@@ -21,6 +21,7 @@ const STALE_TEMP_MS = 10 * 60_000;
 // re-running them on every start costs more than the rest of reading the cache).
 const toolSchema = z.looseObject({ name: z.string().min(1), inputSchema: z.looseObject({ type: z.literal("object") }) });
 const resourceSchema = z.looseObject({ uri: z.string(), name: z.string() });
+const templateSchema = z.looseObject({ uriTemplate: z.string(), name: z.string() });
 const promptSchema = z.looseObject({ name: z.string() });
 
 const fileSchema = z.object({
@@ -32,6 +33,7 @@ const fileSchema = z.object({
   instructions: z.string().optional(),
   tools: z.array(toolSchema),
   resources: z.array(resourceSchema),
+  resource_templates: z.array(templateSchema).optional(),
   prompts: z.array(promptSchema),
 });
 
@@ -78,6 +80,7 @@ export class CatalogCache {
       {
         tools: f.tools as Tool[],
         resources: f.resources as Resource[],
+        ...(f.resource_templates ? { resourceTemplates: f.resource_templates as ResourceTemplate[] } : {}),
         prompts: f.prompts as Prompt[],
         ...(f.instructions !== undefined ? { instructions: f.instructions } : {}),
         ...(f.server_version !== undefined ? { serverVersion: f.server_version } : {}),
@@ -102,6 +105,7 @@ export class CatalogCache {
       ...(listing.instructions !== undefined ? { instructions: listing.instructions } : {}),
       tools: listing.tools,
       resources: listing.resources,
+      resource_templates: listing.resourceTemplates ?? [],
       prompts: listing.prompts,
     };
     const target = this.pathOf(server);

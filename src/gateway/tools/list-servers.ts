@@ -5,6 +5,8 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { markListingPending } from "../../catalog/search/pending.js";
 import type { JsonObject } from "../../catalog/types.js";
+import { isNamespaced, isPerSession, type ServerConfig } from "../../config/schema.js";
+import { conflictsOf, published } from "../listings.js";
 import { MANAGEMENT_TOOLS } from "../management.js";
 import { serverStatus } from "../server-status.js";
 import { jsonResult, type ToolContext } from "./context.js";
@@ -35,6 +37,7 @@ export async function listServers(ctx: ToolContext): Promise<CallToolResult> {
       ...(st.description !== undefined ? { description: st.description } : {}),
       ...(st.tags ? { tags: st.tags } : {}),
       ...(st.use_when ? { use_when: st.use_when } : {}),
+      ...passthroughSettings(hub.config.servers[name]),
       ...(st.error ? { error: st.error } : {}),
       catalog: st.catalog,
       ...(st.catalogListedAt !== undefined ? { catalog_listed_at: new Date(st.catalogListedAt).toISOString() } : {}),
@@ -53,7 +56,21 @@ export async function listServers(ctx: ToolContext): Promise<CallToolResult> {
     ...(ad.report ? { tool_schema_budget: ad.report as unknown as JsonObject } : {}),
     ...(view.agent !== undefined ? { agent: view.agent } : {}),
   };
+  const conflicts = mountConflicts(ctx);
+  if (conflicts.length > 0) doc.mount_conflicts = conflicts;
   const vaultProblem = await hub.vaultProblem();
   if (vaultProblem) doc.vault = { available: false, reason: vaultProblem };
   return jsonResult(markListingPending(doc, pending));
+}
+
+/** The pass-through settings that differ from the defaults (docs/protocol.md). */
+function passthroughSettings(cfg: ServerConfig | undefined): JsonObject {
+  if (!cfg) return {};
+  return { ...(!isNamespaced(cfg) ? { namespace: false } : {}), ...(isPerSession(cfg) ? { connection: "per-session" } : {}) };
+}
+
+/** Names a `namespace: false` server could not publish unprefixed (see policy/mounts.ts). */
+export function mountConflicts(ctx: Pick<ToolContext, "hub" | "view">): JsonObject[] {
+  const all = [...ctx.view.toolMounts().conflicts.values(), ...conflictsOf(published(ctx.hub, ctx.view))];
+  return all.map((c) => ({ kind: c.kind, name: c.name, servers: c.servers, message: c.message }));
 }

@@ -58,7 +58,7 @@ describe("idle stopping", () => {
     sup.start(["a", "b", "c"]);
     await Promise.all(["a", "b", "c"].map((n) => sup.waitForServer(n, { timeoutMs: 20_000 })));
     const inFlight = sup.callTool("a", "wait_for", { path: release });
-    const lease = sup.lease("b");
+    const releaseB = sup.lease("b");
     expect(sup.busy("a")).toBe(1);
     expect(sup.busy("b")).toBe(1);
     // c, with nothing holding it, is stopped; a and b are not.
@@ -68,8 +68,8 @@ describe("idle stopping", () => {
     expect(pids(logA).every(alive) && pids(logB).every(alive)).toBe(true);
     writeFileSync(release, "");
     expect(textOf(await inFlight)).toContain("saw");
-    lease.release();
-    lease.release(); // idempotent
+    releaseB();
+    releaseB(); // idempotent
     expect(sup.busy("b")).toBe(0);
     await eventually(() => sup.snapshot("a")?.state === "idle" && sup.snapshot("b")?.state === "idle", "a and b to be stopped once released");
   });
