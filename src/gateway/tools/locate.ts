@@ -22,7 +22,13 @@ export async function locateTool(
     // A tool of a `namespace: false` server may be named as it is published, without a prefix.
     const mounts = ctx.view.toolMounts();
     const hit = mounts.byPublished.get(tool);
-    if (hit) return { entry: hit.item };
+    if (hit && (!opts.live || ctx.hub.catalog.listingOf(hit.item.server)?.source === "live")) return { entry: hit.item };
+    if (hit) {
+      // Known only from the cache: start the server, then look the name up in what it has now.
+      await ctx.hub.ensureLive(hit.item.server, ctx.signal).catch(() => undefined);
+      const again = ctx.view.toolMounts().byPublished.get(tool);
+      if (again) return { entry: again.item };
+    }
     const conflict = mounts.conflicts.get(tool);
     if (conflict) throw new BadRequest(conflict.message);
   }
