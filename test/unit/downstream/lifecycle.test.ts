@@ -56,11 +56,13 @@ describe("idle stopping", () => {
     const release = join(dir, "release");
     const sup = supervisor({ a: server(logA), b: server(logB), c: server(logC) }, { idleTimeoutMs: () => 300 });
     sup.start(["a", "b", "c"]);
-    await Promise.all(["a", "b", "c"].map((n) => sup.waitForServer(n, { timeoutMs: 20_000 })));
+    // Held before they are ready, so no idle window opens for a or b however slow the start.
     const inFlight = sup.callTool("a", "wait_for", { path: release });
+    inFlight.catch(() => undefined); // awaited below; a failed assertion must not leave it unhandled
     const releaseB = sup.lease("b");
     expect(sup.busy("a")).toBe(1);
     expect(sup.busy("b")).toBe(1);
+    await Promise.all(["a", "b"].map((n) => sup.waitForServer(n, { timeoutMs: 20_000 })));
     // c, with nothing holding it, is stopped; a and b are not.
     await eventually(() => sup.snapshot("c")?.state === "idle", "c to be stopped");
     expect(sup.snapshot("a")?.state).toBe("ready");
