@@ -7,6 +7,7 @@
 import { makeListing } from "../catalog/cache/listing.js";
 import { CatalogCache } from "../catalog/cache/store.js";
 import { Catalog } from "../catalog/catalog.js";
+import { SemanticSearch } from "../catalog/embeddings/service.js";
 import type { ServerMeta } from "../catalog/types.js";
 import { idleTimeoutOf, startModeOf } from "../config/queries.js";
 import type { Config } from "../config/schema.js";
@@ -56,6 +57,8 @@ export class Hub {
   readonly telemetry: Telemetry;
   readonly cache: CatalogCache;
   private current: Config;
+  /** Semantic search, when `search.embeddings` is configured (otherwise search is lexical only). */
+  readonly semantic: SemanticSearch | undefined;
   /** Routes server→client requests and notifications between downstreams and upstream sessions. */
   readonly passthrough: Passthrough;
   private readonly views = new Map<string, AgentView>();
@@ -110,6 +113,18 @@ export class Hub {
     // Cached listings first, so every discovery surface answers before any downstream runs.
     this.cache.prune(new Set(Object.keys(config.servers)));
     for (const name of this.startable()) this.loadCached(name);
+    const embeddings = config.search?.embeddings;
+    if (embeddings) {
+      const key = embeddings.api_key;
+      this.semantic = new SemanticSearch({
+        config: embeddings,
+        dataDir: opts.dataDir,
+        ...(key !== undefined ? { apiKey: () => secrets.header(key) } : {}),
+        log: (level, msg) => opts.log[level](msg),
+      });
+      const semantic = this.semantic;
+      this.catalog.onChange((server) => semantic.updateServer(server, this.catalog.hasServer(server) ? this.catalog.entriesOf(server) : undefined));
+    }
     this.telemetry = Telemetry.open({ dataDir: opts.dataDir });
     // The vault is opened in the background: initialize and tools/list never wait for it.
     this.stores = openStores(opts, openOnce).catch((err: unknown) => ({ error: errorText(err) }));
@@ -347,6 +362,7 @@ export class Hub {
     this.passthrough.close();
     this.detached.cancelAll();
     await this.supervisor.close();
+    await this.semantic?.close();
     await this.telemetry.close();
   }
 
