@@ -110,9 +110,6 @@ export class Hub {
       hooks: this.passthrough.hooks,
     });
     this.supervisor.onChange((server) => this.syncServer(server));
-    // Cached listings first, so every discovery surface answers before any downstream runs.
-    this.cache.prune(new Set(Object.keys(config.servers)));
-    for (const name of this.startable()) this.loadCached(name);
     const embeddings = config.search?.embeddings;
     if (embeddings) {
       const key = embeddings.api_key;
@@ -125,6 +122,10 @@ export class Hub {
       const semantic = this.semantic;
       this.catalog.onChange((server) => semantic.updateServer(server, this.catalog.hasServer(server) ? this.catalog.entriesOf(server) : undefined));
     }
+    // Cached listings before anything answers (and after every catalogue listener is in place),
+    // so every discovery surface works before any downstream runs.
+    this.cache.prune(new Set(Object.keys(config.servers)));
+    for (const name of this.startable()) this.loadCached(name);
     this.telemetry = Telemetry.open({ dataDir: opts.dataDir });
     // The vault is opened in the background: initialize and tools/list never wait for it.
     this.stores = openStores(opts, openOnce).catch((err: unknown) => ({ error: errorText(err) }));

@@ -64,7 +64,14 @@ describe("catalogue cache and start on first use", () => {
     const h = home();
     const cfg = h.writeConfig({
       expose: "lazy",
-      servers: { memory: { command: node, args: [MEMORY], env: { MEMORY_FILE_PATH: join(h.dir, "memory.jsonl") } } },
+      servers: {
+        memory: {
+          command: node,
+          args: [MEMORY],
+          env: { MEMORY_FILE_PATH: join(h.dir, "memory.jsonl") },
+          use_when: ["remember facts about people, projects and preferences across sessions"],
+        },
+      },
     });
     // First run: no cache, so `auto` starts the server at once to fill it.
     const first = await gateway(h, cfg);

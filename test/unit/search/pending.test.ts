@@ -34,11 +34,11 @@ describe("markResolvePending", () => {
     });
   }
 
-  it("leaves answers alone when nothing is pending, and the oversize error always", () => {
+  it("leaves answers alone when nothing is pending, and an error document (no status) always", () => {
     const plain = buildResolveResponse(idx, { query: "fetch a web page as markdown" }, { revision: REV });
     expect(markResolvePending(plain, [])).toBe(plain);
-    const oversize = buildResolveResponse(idx, { query: "x".repeat(3000) }, { revision: REV });
-    expect(markResolvePending(oversize, ["slow"])).toBe(oversize);
+    const error = { error: "query exceeds 2048 bytes", max_query_bytes: 2048 };
+    expect(markResolvePending(error, ["slow"])).toBe(error);
   });
 });
 
