@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// Thin launcher: the compiled CLI lives in dist/ (built by `npm run build`, run by `npm ci` via
-// prepare). dist/bundle/mcphub.js is the same code in one file, which starts faster; it is used
-// only when it is at least as new as dist/cli/main.js, so a tsc-only rebuild never runs stale
-// code. MCPHUB_NO_BUNDLE=1 forces the unbundled modules.
+// Thin launcher: the compiled CLI lives in dist/ (`npm run build` in a checkout; shipped in the
+// published package, built by `prepack`). dist/bundle/mcphub.js is the same code in one file,
+// which starts faster; it is used only when it is at least as new as dist/cli/main.js, so a
+// tsc-only rebuild never runs stale code. MCPHUB_NO_BUNDLE=1 forces the unbundled modules.
 import { statSync } from "node:fs";
 
 const plain = new URL("../dist/cli/main.js", import.meta.url);
@@ -17,7 +17,15 @@ function entry() {
   }
 }
 
-const { main } = await import(entry().href);
+let main;
+try {
+  ({ main } = await import(entry().href));
+} catch (err) {
+  if (err?.code !== "ERR_MODULE_NOT_FOUND" || !String(err.message).includes("dist")) throw err;
+  process.stderr.write("mcphub: the CLI is not built yet; run `npm run build` in this checkout first\n");
+  process.exit(1);
+}
+
 main(process.argv.slice(2)).then(
   (code) => {
     if (typeof code === "number") process.exitCode = code;

@@ -42,6 +42,7 @@ export class Supervisor {
       secrets: opts.secrets,
       connectTimeoutMs: opts.connectTimeoutMs,
       backoff: opts.backoff ?? DEFAULT_BACKOFF,
+      ...(opts.maxMessageBytes !== undefined ? { maxMessageBytes: opts.maxMessageBytes } : {}),
       log: opts.log ?? (() => {}),
       changed: (server) => this.changed(server),
       idleTimeoutMs: idle ? (name, cfg) => idle(name, cfg) : () => 0,

@@ -8,7 +8,7 @@ import { OutcomeUnknownError, NotConnectedError } from "../downstream/types.js";
 import type { CallRecord } from "../telemetry/index.js";
 import { jsonByteLength, jsonPieces } from "../util/json-stream.js";
 import { estimateTokens } from "../util/units.js";
-import type { StreamedPayload } from "../vault/results.js";
+import type { StoredMeta, StreamedPayload } from "../vault/results.js";
 import { errorText } from "../util/errors.js";
 import type { Hub } from "./hub.js";
 import type { Caller } from "./passthrough/router.js";
@@ -39,6 +39,16 @@ export class InvalidArgumentsError extends Error {
 export function effectiveTimeout(hub: Hub, requested?: number): number {
   const cap = hub.config.call_timeout;
   return requested !== undefined && requested > 0 && requested < cap ? requested : cap;
+}
+
+/**
+ * The limits of one call: a `timeout_ms` is a hard cap (never above call_timeout); without one the
+ * call may run as long as it keeps answering or reporting progress within call_idle_timeout, up
+ * to call_timeout in all.
+ */
+export function callLimits(hub: Hub, requested?: number): { timeoutMs: number } | { idleTimeoutMs: number; maxTotalMs: number } {
+  if (requested !== undefined && requested > 0) return { timeoutMs: effectiveTimeout(hub, requested) };
+  return { idleTimeoutMs: Math.min(hub.config.call_idle_timeout, hub.config.call_timeout), maxTotalMs: hub.config.call_timeout };
 }
 
 /**
@@ -76,7 +86,7 @@ export async function invokeTool(
       (route) =>
         hub.supervisor.callTool(entry.server, entry.wire, args, {
           ...route,
-          timeoutMs: effectiveTimeout(hub, opts.timeoutMs),
+          ...callLimits(hub, opts.timeoutMs),
           ...(opts.signal ? { signal: opts.signal } : {}),
           ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
         }),
@@ -109,7 +119,8 @@ export async function finalizeResult(
     if (stored) {
       returned = buildReceipt(
         {
-          callId: stored,
+          callId: stored.callId,
+          view: stored.view,
           server: entry.server,
           tool: entry.tool,
           namespaced: entry.namespaced,
@@ -128,7 +139,7 @@ export async function finalizeResult(
   return returned;
 }
 
-async function store(hub: Hub, view: AgentView, entry: CatalogEntry, payload: StreamedPayload, isError: boolean): Promise<string | undefined> {
+async function store(hub: Hub, view: AgentView, entry: CatalogEntry, payload: StreamedPayload, isError: boolean): Promise<StoredMeta | undefined> {
   try {
     const results = await hub.resultStore();
     if (!results) {
@@ -139,7 +150,7 @@ async function store(hub: Hub, view: AgentView, entry: CatalogEntry, payload: St
       { server: entry.server, tool: entry.wire, namespaced: entry.namespaced, agent: view.owner, kind: "result", isError },
       payload,
     );
-    return meta.callId;
+    return meta;
   } catch (err) {
     hub.log.warn(`storing the result of ${entry.namespaced} failed (${errorText(err)}); returning it in full`);
     return undefined;
