@@ -88,7 +88,8 @@ describe("conformance suite through mcphub up", () => {
   });
   afterAll(() => home?.cleanup());
 
-  const fixture = { command: node, args: [join(FIXTURES, "conformance-server.mjs")], namespace: false };
+  // Eager: the daemon is awaited until the fixture is ready, also when an earlier mode cached it.
+  const fixture = { command: node, args: [join(FIXTURES, "conformance-server.mjs")], namespace: false, start: "eager" };
   // The lean transport (the default) passes two SHOULD checks of server-sse-polling that the SDK
   // transport only warns about: a priming event first on a POST stream, with a retry field.
   const LEAN = { checks: 46, warnings: 0 };

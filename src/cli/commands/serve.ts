@@ -31,7 +31,7 @@ export function registerServe(program: Command, io: CliIO): void {
       }
       // Loaded on demand: `mcphub list` and friends should not pay for the gateway's imports.
       const { serveStdio } = await import("../../gateway/stdio.js");
-      await serveStdio({ config: loaded.config, dataDir: dataDir(env), env, log, ...(opts.agent ? { agent: opts.agent } : {}) });
+      await serveStdio({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, ...(opts.agent ? { agent: opts.agent } : {}) });
       exitSoon();
     });
 

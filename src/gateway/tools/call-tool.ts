@@ -60,7 +60,7 @@ function quickCallArgs(raw: unknown): CallArgs | undefined {
 
 export async function callTool(ctx: ToolContext, raw: unknown): Promise<CallToolResult> {
   const args = quickCallArgs(raw) ?? parseArgs(callArgs, normaliseCallArgs(raw), USAGE);
-  const found = await locateTool(ctx, args.server, args.tool);
+  const found = await locateTool(ctx, args.server, args.tool, { live: true });
   if ("doc" in found) return jsonResult(found.doc);
   const { entry } = found;
   const toolArgs = args.arguments ?? {};
