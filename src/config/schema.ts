@@ -228,6 +228,7 @@ export const configSchema = z
     response_budget: byteSizeSchema.default(32 * 1024),
     verbatim: z.boolean().default(false),
     listen: z.string().describe('HOST:PORT such as "127.0.0.1:9820"').optional(),
+    http_transport: z.enum(["lean", "sdk"], { message: 'http_transport must be "lean" or "sdk"' }).default("lean"),
     session_idle_timeout: durationSchema.default(30 * 60_000),
     max_sessions_per_agent: z.number().int().min(1, "max_sessions_per_agent must be at least 1").default(64),
     result_retention: durationSchema.default(24 * 3_600_000),

@@ -5,7 +5,6 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { ListenAddress } from "../config/schema.js";
 import { CliError, type CliIO } from "../cli/context.js";
@@ -13,6 +12,7 @@ import { errorText } from "../util/errors.js";
 import { Hub } from "./hub.js";
 import { followConfig, type Report } from "./reload.js";
 import { healthReport } from "./health.js";
+import { createSessionTransport, type HttpSessionTransport } from "./http/select.js";
 import { SessionTable } from "./http-sessions.js";
 import { guardTransport } from "./rpc-guard.js";
 import { createSession, type Session } from "./session.js";
@@ -31,7 +31,7 @@ export interface HttpOptions extends ServeOptions {
 
 interface LiveSession {
   session: Session;
-  transport: StreamableHTTPServerTransport;
+  transport: HttpSessionTransport;
   close(): Promise<void>;
 }
 
@@ -92,8 +92,11 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
     return hosts;
   };
 
+  /** The bound port, known once listening (requests only arrive after that). */
+  let boundPort: number | undefined;
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const port = (server.address() as AddressInfo).port;
+    const port = (boundPort ??= (server.address() as AddressInfo).port);
     hosts ??= allowedHosts(port);
     const host = (req.headers.host ?? "").toLowerCase();
     if (!hosts.has(host)) return reply(res, 403, `Host "${host}" is not allowed (DNS-rebinding protection)`);
@@ -108,7 +111,7 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
       return;
     }
     if (draining) return reply(res, 503, "gateway is shutting down");
-    if (status && (await status.handle(req, res, path))) return;
+    if (status && path !== "/mcp" && (await status.handle(req, res, path))) return;
     if (path !== "/mcp" && path !== "/") return reply(res, 404, "not found; the MCP endpoint is /mcp (the status page is /)");
 
     let agent: string | undefined = opts.agent;
@@ -149,7 +152,7 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
       return reply(res, 429, `too many open sessions for ${agent === undefined ? "this gateway" : `agent "${agent}"`} (${cap}, all busy); close one (DELETE) or retry later`);
     }
     const session = createSession(hub, view);
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    const transport: HttpSessionTransport = createSessionTransport(hub.config.http_transport, {
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         sessions.add(id, agent, {
@@ -166,7 +169,7 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
       if (transport.sessionId) sessions.delete(transport.sessionId);
       session.dispose();
     };
-    await session.server.connect(transport);
+    await session.connect(transport);
     guardTransport(transport);
     await transport.handleRequest(req, res, body);
   }

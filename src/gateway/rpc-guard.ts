@@ -10,6 +10,7 @@ import {
   type JSONRPCMessage,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
+import { directCallParams } from "./direct-calls.js";
 
 export type RequestId = string | number;
 
@@ -89,7 +90,9 @@ export function inspectIncoming(raw: unknown): Inspected {
   const message = (hasId
     ? { jsonrpc: "2.0", id: raw.id as RequestId, method, ...(params !== undefined ? { params } : {}) }
     : { jsonrpc: "2.0", method, ...(params !== undefined ? { params } : {}) }) as JSONRPCMessage;
-  const schema = schemasByMethod.get(method);
+  // An ordinary tools/call (the hot path) has had everything its schema checks checked by
+  // directCallParams; the zod parse is kept for every other message.
+  const schema = directCallParams(message) ? undefined : schemasByMethod.get(method);
   if (schema) {
     const parsed = schema.safeParse(message);
     if (!parsed.success) {

@@ -3,6 +3,7 @@
 // run time. Answers initialize and tools/list from config and the cached catalogue, before any
 // downstream is up. After a config reload the session uses the agent's rebuilt view.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   CallToolRequestSchema,
   CompleteRequestSchema,
@@ -26,6 +27,7 @@ import { isNamespaced } from "../config/schema.js";
 import { canonicalJson } from "../util/canonical-json.js";
 import { VERSION } from "../version.js";
 import { downstreamFailure, InvalidArgumentsError, invokeTool } from "./call.js";
+import { routeCallsDirectly, type CallHandler } from "./direct-calls.js";
 import { errorText } from "../util/errors.js";
 import type { Hub } from "./hub.js";
 import {
@@ -52,6 +54,8 @@ import type { AgentView } from "./view.js";
 
 export interface Session {
   server: Server;
+  /** Connects the session to its transport (the Server, with tools/call on the direct path). */
+  connect(transport: Transport): Promise<void>;
   /** This session as the protocol pass-through knows it. */
   peer: UpstreamPeer;
   /** Stops listening for catalogue changes and releases what the session held; idempotent. */
@@ -75,8 +79,8 @@ export function createSession(hub: Hub, initialView: AgentView): Session {
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: view.advertisement().tools }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
-    const token = extra._meta?.progressToken;
+  const callTool: CallHandler = async (params, extra) => {
+    const token = extra.progressToken;
     const ctx: ToolContext = {
       hub,
       view,
@@ -85,18 +89,26 @@ export function createSession(hub: Hub, initialView: AgentView): Session {
       ...(token !== undefined
         ? {
             onProgress: (p: { progress: number; total?: number; message?: string }) => {
-              void extra
-                .sendNotification({ method: "notifications/progress", params: { progressToken: token, ...p } })
-                .catch(() => undefined);
+              void extra.notify({ method: "notifications/progress", params: { progressToken: token, ...p } }).catch(() => undefined);
             },
           }
         : {}),
     };
-    const name = req.params.name;
+    const name = params.name;
     // No published downstream name is a management alias: the mount plan refuses those.
     const management = managementToolFor(name);
-    if (management) return runManagementTool(management, ctx, req.params.arguments);
-    return callMounted(ctx, name, req.params.arguments);
+    if (management) return runManagementTool(management, ctx, params.arguments);
+    return callMounted(ctx, name, params.arguments);
+  };
+  // Ordinary calls take the direct path (direct-calls.ts); this handler answers the rest.
+  server.setRequestHandler(CallToolRequestSchema, (req, extra) => {
+    const token = extra._meta?.progressToken;
+    return callTool(req.params, {
+      signal: extra.signal,
+      requestId: extra.requestId,
+      notify: (n) => extra.sendNotification(n),
+      ...(token !== undefined ? { progressToken: token } : {}),
+    });
   });
 
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: listResources(published(hub, view)) }));
@@ -234,7 +246,11 @@ export function createSession(hub: Hub, initialView: AgentView): Session {
     pass.detach(peer);
   };
   server.onclose = dispose;
-  return { server, peer, dispose };
+  const connect = async (transport: Transport) => {
+    await server.connect(transport);
+    routeCallsDirectly(server, transport, callTool);
+  };
+  return { server, connect, peer, dispose };
 }
 
 const reported = new WeakMap<Hub, Set<string>>();

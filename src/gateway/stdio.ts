@@ -35,7 +35,7 @@ export async function serveStdio(opts: ServeOptions): Promise<void> {
     maxMessageBytes: opts.config.max_message_size,
     warn: (m) => opts.log.warn(m),
   });
-  await session.server.connect(transport);
+  await session.connect(transport);
   hub.start();
   const follow = opts.configPath !== undefined ? followConfig(hub, { path: opts.configPath, report: (level, msg) => opts.log[level](msg) }) : undefined;
   // Someone ran it by hand: say what this is, instead of sitting silently on a terminal.

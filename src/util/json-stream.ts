@@ -77,10 +77,25 @@ function toJsonValue(v: Json, key: string): Json {
   return v;
 }
 
+// The text of small values jsonByteLength() measured, until the value is collected. A result is
+// measured for the response budget and telemetry and then sent: the lean HTTP transport takes
+// the text from here instead of serialising the same object a second time.
+const texts = new WeakMap<object, string>();
+
+/** JSON.stringify(value) when jsonByteLength() already built it; values must not change after. */
+export function jsonTextOf(value: object): string | undefined {
+  return texts.get(value);
+}
+
 /** Byte length of JSON.stringify(value) as UTF-8, without building a huge string. */
 export function jsonByteLength(value: Json): number {
   // The common case is small: one native stringify beats walking pieces through generators.
-  if (!hasLongString(value, 0)) return Buffer.byteLength(JSON.stringify(value) ?? "", "utf8");
+  if (!hasLongString(value, 0)) {
+    const text = JSON.stringify(value) ?? "";
+    // Kept for the transport that sends this value next (see jsonTextOf): measured once, serialised once.
+    if (value !== null && typeof value === "object") texts.set(value, text);
+    return Buffer.byteLength(text, "utf8");
+  }
   let n = 0;
   for (const piece of jsonPieces(value)) n += Buffer.byteLength(piece, "utf8");
   return n;

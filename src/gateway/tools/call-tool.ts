@@ -37,8 +37,29 @@ function normaliseCallArgs(raw: unknown): unknown {
   return { ...rest, tool: name };
 }
 
+type CallArgs = z.output<typeof callArgs>;
+const CALL_KEYS = new Set(Object.keys(callArgs.shape));
+
+/**
+ * The well-formed call checked by hand, undefined for anything else: this is every lazy-mode
+ * call's path, and zod's parse (which also copies `arguments`) showed in the profile. Never more
+ * lenient than `callArgs`: what it refuses (the `name` alias included) goes the long way, which
+ * accepts it or says what is wrong.
+ */
+function quickCallArgs(raw: unknown): CallArgs | undefined {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return undefined;
+  const r = raw as Record<string, unknown>;
+  for (const k in r) if (!CALL_KEYS.has(k)) return undefined;
+  const a = r.arguments;
+  if (typeof r.tool !== "string" || (r.server !== undefined && typeof r.server !== "string")) return undefined;
+  if (a !== undefined && a !== null && (typeof a !== "object" || Array.isArray(a))) return undefined;
+  if (r.detach !== undefined && typeof r.detach !== "boolean") return undefined;
+  if (r.timeout_ms !== undefined && !Number.isSafeInteger(r.timeout_ms)) return undefined;
+  return r as CallArgs;
+}
+
 export async function callTool(ctx: ToolContext, raw: unknown): Promise<CallToolResult> {
-  const args = parseArgs(callArgs, normaliseCallArgs(raw), USAGE);
+  const args = quickCallArgs(raw) ?? parseArgs(callArgs, normaliseCallArgs(raw), USAGE);
   const found = await locateTool(ctx, args.server, args.tool, { live: true });
   if ("doc" in found) return jsonResult(found.doc);
   const { entry } = found;
