@@ -7,9 +7,12 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
+  ElicitRequestSchema,
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
   ToolListChangedNotificationSchema,
+  type ElicitRequest,
+  type ElicitResult,
   type Prompt,
   type Resource,
   type ServerCapabilities,
@@ -19,7 +22,7 @@ import type { ServerConfig } from "../config/schema.js";
 import { buildChildEnv, resolveChildCwd } from "./child-env.js";
 import { SENSITIVE_NAME_RE, sanitizeLine, sanitizeText, sensitiveEnvValues, summarizeStartupStderr } from "./sanitize.js";
 import { ProcessGroupStdioTransport } from "./stdio-transport.js";
-import { LockedError, type SecretResolver } from "./types.js";
+import { LockedError, NeedsAuthError, type RemoteAuth, type RemoteAuthSession, type SecretResolver } from "./types.js";
 
 export type ListKind = "tools" | "resources" | "prompts";
 
@@ -30,6 +33,13 @@ export interface OpenSessionOptions {
   allServers: Record<string, ServerConfig>;
   clientInfo: { name: string; version: string };
   secrets?: SecretResolver;
+  /** OAuth for remote servers: signs requests, raises NeedsAuthError. */
+  auth?: RemoteAuth;
+  /**
+   * Answers the downstream's elicitation requests; when set, the session declares elicitation
+   * (form mode, with schema defaults applied to accepted answers).
+   */
+  onElicit?: (params: ElicitRequest["params"], signal: AbortSignal) => Promise<ElicitResult>;
   timeoutMs: number;
   /** Called when the downstream says one of its lists changed. */
   onListChanged?: (kind: ListKind) => void;
@@ -47,6 +57,8 @@ const VAULT_REF_PREFIX = "vault://";
 /** A live, handshaken session and what it listed at connect time. */
 export class Session {
   closed = false;
+  /** The OAuth session of a remote server, so a failed request can tell it needs sign-in. */
+  auth?: RemoteAuthSession;
   constructor(
     readonly client: Client,
     readonly transport: Transport,
@@ -110,12 +122,15 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
   let transport: Transport | undefined;
   let stdio: ProcessGroupStdioTransport | undefined;
   let client: Client | undefined;
+  let authSession: RemoteAuthSession | undefined;
   try {
     if (cfg.url !== undefined) {
       const headers = await withAbort(resolveHeaders(cfg, secrets, secretValues), controller.signal);
       const url = new URL(cfg.url);
       const requestInit: RequestInit = { headers };
-      transport = cfg.transport === "sse" ? new SSEClientTransport(url, { requestInit }) : new StreamableHTTPClientTransport(url, { requestInit });
+      authSession = opts.auth?.sessionFor(name, cfg);
+      const signed = authSession ? { fetch: authSession.fetch } : {};
+      transport = cfg.transport === "sse" ? new SSEClientTransport(url, { requestInit, ...signed }) : new StreamableHTTPClientTransport(url, { requestInit, ...signed });
     } else {
       let vaultEnv: Record<string, string> | undefined;
       if (cfg.vault !== undefined) {
@@ -135,7 +150,9 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
     }
     redact.push(...secretValues);
 
-    client = new Client(opts.clientInfo, { capabilities: {} });
+    const onElicit = opts.onElicit;
+    client = new Client(opts.clientInfo, { capabilities: onElicit ? { elicitation: { form: { applyDefaults: true } } } : {} });
+    if (onElicit) client.setRequestHandler(ElicitRequestSchema, (req, extra) => onElicit(req.params, extra.signal));
     const onListChanged = opts.onListChanged;
     if (onListChanged) {
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => onListChanged("tools"));
@@ -168,6 +185,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
     ]);
     if (controller.signal.aborted) throw controller.signal.reason;
     const session = new Session(client, transport, stdio, secretValues, tools, resources, prompts);
+    if (authSession) session.auth = authSession;
     sessionRef = session;
     session.closed = closedEarly;
     return session;
@@ -176,8 +194,11 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
     if (client) await withTimeout(client.close().catch(() => undefined), SESSION_CLOSE_TIMEOUT_MS);
     else if (transport) await withTimeout(transport.close().catch(() => undefined), SESSION_CLOSE_TIMEOUT_MS);
     if (stdio) await stdio.close();
-    const known = [...redact, ...(secrets?.knownSecretValues() ?? [])];
+    const known = [...redact, ...(secrets?.knownSecretValues() ?? []), ...(opts.auth?.knownSecretValues() ?? [])];
     if (cause instanceof LockedError) throw new LockedError(sanitizeLine(cause.message, known));
+    // Transports may wrap what the signed fetch threw; the auth session remembers it.
+    const needsAuth = cause instanceof NeedsAuthError ? cause : authSession?.takeNeedsAuth();
+    if (needsAuth) throw new NeedsAuthError(sanitizeLine(needsAuth.message, known), needsAuth.command, needsAuth.stepUp);
     const tail = stdio && stdio.stderrTail.byteLength > 0 ? sanitizeText(stdio.stderrTail.text(), known) : undefined;
     throw new ConnectError(describeFailure(cause, stdio, cfg, known), tail);
   } finally {

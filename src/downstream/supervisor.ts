@@ -23,6 +23,8 @@ export class Supervisor {
           allServers: opts.servers,
           clientInfo: opts.clientInfo,
           secrets: opts.secrets,
+          ...(opts.auth ? { auth: opts.auth } : {}),
+          ...(opts.onElicit ? { onElicit: opts.onElicit } : {}),
           connectTimeoutMs: opts.connectTimeoutMs,
           backoff: opts.backoff ?? DEFAULT_BACKOFF,
           log,
