@@ -1,6 +1,8 @@
 // The Hub is one gateway process's shared state: the supervisor with its downstream connections,
 // the live catalogue, the vault stores and telemetry. A stdio gateway has one hub and one view;
 // the HTTP daemon has one hub and a view per agent, so every agent shares the same connections.
+import { loginCommand } from "../auth/command.js";
+import { OAuthManager } from "../auth/manager.js";
 import { Catalog } from "../catalog/catalog.js";
 import type { ServerMeta } from "../catalog/types.js";
 import type { Config } from "../config/schema.js";
@@ -25,6 +27,8 @@ export interface HubOptions {
   /** A stdio gateway serves one agent: only that agent's servers are started. */
   agent?: string;
   log: Logger;
+  /** The config file, so a needs-sign-in message names the exact command. */
+  configPath?: string;
 }
 
 export class Hub {
@@ -32,6 +36,7 @@ export class Hub {
   readonly supervisor: Supervisor;
   readonly detached: DetachedRegistry;
   readonly telemetry: Telemetry;
+  readonly auth: OAuthManager;
   private readonly views = new Map<string, AgentView>();
   /** Supervisor generation last applied to the catalogue, per server (avoids re-indexing twice). */
   private readonly applied = new Map<string, number>();
@@ -55,12 +60,15 @@ export class Hub {
       return keyring;
     };
     const secrets: SecretResolver = new VaultSecretResolver({ dataDir: opts.dataDir, env: opts.env, keyring: openOnce });
+    const log = (level: "info" | "warn" | "error", msg: string) => opts.log[level](msg);
+    this.auth = new OAuthManager({ dataDir: opts.dataDir, env: opts.env, keyring: openOnce, secrets, log, ...(opts.configPath ? { configPath: opts.configPath } : {}) });
     this.supervisor = new Supervisor({
       servers: config.servers,
       connectTimeoutMs: config.connect_timeout,
       clientInfo: { name: opts.agent ? `mcphub/${opts.agent}` : "mcphub", version: VERSION },
       secrets,
-      log: (level, msg) => opts.log[level](msg),
+      auth: this.auth,
+      log,
     });
     this.supervisor.onChange((server) => this.syncServer(server));
     this.telemetry = Telemetry.open({ dataDir: opts.dataDir });
@@ -118,6 +126,11 @@ export class Hub {
     return (await this.stores).journal;
   }
 
+  /** The exact command that signs a server in (for servers in state needs_auth). */
+  signInCommand(server: string): string {
+    return loginCommand(server, this.opts.configPath, this.opts.env);
+  }
+
   /** Why the vault could not be opened, if it could not (for list_servers/doctor). */
   async vaultProblem(): Promise<string | undefined> {
     return (await this.stores).error;
@@ -128,6 +141,7 @@ export class Hub {
     this.closed = true;
     this.detached.cancelAll();
     await this.supervisor.close();
+    this.auth.close();
     await this.telemetry.close();
   }
 }

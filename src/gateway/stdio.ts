@@ -13,6 +13,8 @@ export interface ServeOptions {
   env: NodeJS.ProcessEnv;
   agent?: string;
   log: Logger;
+  /** The config file (names it in the sign-in command a needs_auth server shows). */
+  configPath?: string;
 }
 
 export async function serveStdio(opts: ServeOptions): Promise<void> {

@@ -22,13 +22,13 @@ export function registerServe(program: Command, io: CliIO): void {
       const log = stderrLogger(env);
       if (opts.listen !== undefined) {
         const { serveHttp } = await import("../../gateway/http.js");
-        await serveHttp({ config: loaded.config, dataDir: dataDir(env), env, log, listen: listenOf(opts.listen), io, ...(opts.agent ? { agent: opts.agent } : {}) });
+        await serveHttp({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, listen: listenOf(opts.listen), io, ...(opts.agent ? { agent: opts.agent } : {}) });
         exitSoon();
         return;
       }
       // Loaded on demand: `mcphub list` and friends should not pay for the gateway's imports.
       const { serveStdio } = await import("../../gateway/stdio.js");
-      await serveStdio({ config: loaded.config, dataDir: dataDir(env), env, log, ...(opts.agent ? { agent: opts.agent } : {}) });
+      await serveStdio({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, ...(opts.agent ? { agent: opts.agent } : {}) });
       exitSoon();
     });
 
@@ -44,7 +44,7 @@ export function registerServe(program: Command, io: CliIO): void {
       const log = stderrLogger(env);
       const listen = listenOf(opts.listen ?? loaded.config.listen ?? DEFAULT_LISTEN);
       const { serveHttp } = await import("../../gateway/http.js");
-      await serveHttp({ config: loaded.config, dataDir: dataDir(env), env, log, listen, io });
+      await serveHttp({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, listen, io });
       exitSoon();
     });
 }

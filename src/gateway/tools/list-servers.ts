@@ -31,6 +31,7 @@ export async function listServers(ctx: ToolContext): Promise<CallToolResult> {
       ...(cfg.tags?.length ? { tags: cfg.tags } : {}),
       ...(cfg.use_when?.length ? { use_when: cfg.use_when } : {}),
       ...(snap?.error ? { error: snap.error } : {}),
+      ...(snap?.state === "needs_auth" ? { sign_in: hub.signInCommand(name) } : {}),
     });
   }
   const ad = view.advertisement();
