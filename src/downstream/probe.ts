@@ -3,20 +3,22 @@
 import type { ServerConfig } from "../config/schema.js";
 import { ConnectError, errorText, openSession } from "./session.js";
 import { sanitizeLine } from "./sanitize.js";
-import { LockedError, type SecretResolver } from "./types.js";
+import { LockedError, NeedsAuthError, type RemoteAuth, type SecretResolver } from "./types.js";
 
 export interface ProbeResult {
   handshake_ok: boolean;
   tool_count?: number;
   latency_ms: number;
   error?: string;
+  /** The server needs sign-in; `error` names the command. */
+  needs_auth?: boolean;
   serverVersion?: { name: string; version: string };
 }
 
 export async function probeServer(
   name: string,
   cfg: ServerConfig,
-  opts: { timeoutMs: number; secrets?: SecretResolver; clientInfo?: { name: string; version: string }; allServers?: Record<string, ServerConfig> },
+  opts: { timeoutMs: number; secrets?: SecretResolver; auth?: RemoteAuth; clientInfo?: { name: string; version: string }; allServers?: Record<string, ServerConfig> },
 ): Promise<ProbeResult> {
   const started = performance.now();
   const latency = () => Math.round(performance.now() - started);
@@ -27,6 +29,7 @@ export async function probeServer(
       allServers: opts.allServers ?? { [name]: cfg },
       clientInfo: opts.clientInfo ?? { name: "mcphub-probe", version: "0" },
       secrets: opts.secrets,
+      ...(opts.auth ? { auth: opts.auth } : {}),
       timeoutMs: opts.timeoutMs,
     });
     const result: ProbeResult = { handshake_ok: true, tool_count: session.tools.length, latency_ms: latency() };
@@ -35,6 +38,7 @@ export async function probeServer(
     await session.close();
     return result;
   } catch (err) {
+    if (err instanceof NeedsAuthError) return { handshake_ok: false, latency_ms: latency(), error: err.message, needs_auth: true };
     const error =
       err instanceof LockedError
         ? `locked: ${err.message}`

@@ -7,7 +7,11 @@ import { connect } from "node:net";
 import { delimiter, join } from "node:path";
 import type { Command } from "commander";
 import { type Config, type ServerConfig } from "../../config/index.js";
+import { loginCommand } from "../../auth/command.js";
+import { OAuthManager } from "../../auth/manager.js";
+import { authStatus } from "../../auth/status.js";
 import { probeServer } from "../../downstream/probe.js";
+import { OAuthStore } from "../../vault/oauth.js";
 import { planSync } from "../../harness/index.js";
 import { openKeyring } from "../../vault/keys.js";
 import { VaultSecretResolver } from "../../vault/resolver.js";
@@ -23,6 +27,7 @@ export interface Check {
   tool_count?: number;
   latency_ms?: number;
   error?: string;
+  needs_auth?: boolean;
 }
 
 const PROBE_TIMEOUT_MS = 45_000;
@@ -93,6 +98,15 @@ export function registerDoctor(program: Command, io: CliIO): void {
       try {
         const ring = await openKeyring(data);
         checks.push({ name: "vault", ok: true, detail: `key from ${ring.status.source}: ${ring.status.detail}`, ...(ring.status.warning ? { warning: ring.status.warning } : {}) });
+        const store = await OAuthStore.open({ dataDir: data, keyring: ring });
+        const picked = new Set(servers.map(([n]) => n));
+        for (const e of await authStatus(config, store, (n) => loginCommand(n, loaded.path))) {
+          if (!picked.has(e.server)) continue;
+          const ok = e.state === "signed_in" || e.state === "refresh_due";
+          const who = e.account !== undefined ? ` as ${e.account}` : "";
+          const detail = ok ? `signed in${who}${e.step_up_scope ? `; a request needs scope ${e.step_up_scope}: run \`${e.sign_in}\`` : ""}` : `needs sign-in: run \`${e.sign_in}\``;
+          checks.push({ name: `auth:${e.server}`, ok, detail, ...(ok ? {} : { needs_auth: true }) });
+        }
       } catch (err) {
         checks.push({ name: "vault", ok: false, detail: (err as Error).message.split("\n")[0] ?? "vault unavailable" });
       }
@@ -117,9 +131,10 @@ export function registerDoctor(program: Command, io: CliIO): void {
 
       if (opts.probe) {
         const secrets = new VaultSecretResolver({ dataDir: data, env: process.env });
+        const auth = new OAuthManager({ dataDir: data, env: process.env, secrets, configPath: loaded.path });
         for (const [name, s] of servers) {
           if (progress) process.stderr.write(`probing ${name}...\n`);
-          const r = await probeServer(name, s, { timeoutMs: PROBE_TIMEOUT_MS, secrets, allServers: config.servers });
+          const r = await probeServer(name, s, { timeoutMs: PROBE_TIMEOUT_MS, secrets, auth, allServers: config.servers });
           checks.push({
             name: `probe:${name}`,
             ok: r.handshake_ok,
@@ -128,6 +143,7 @@ export function registerDoctor(program: Command, io: CliIO): void {
             ...(r.tool_count !== undefined ? { tool_count: r.tool_count } : {}),
             latency_ms: r.latency_ms,
             ...(r.error !== undefined ? { error: r.error } : {}),
+            ...(r.needs_auth ? { needs_auth: true } : {}),
           });
         }
       }
