@@ -10,6 +10,7 @@
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { approveInBrowser, CANARY, startOAuthFixture, type OAuthFixture } from "../fixtures/oauth-server.js";
 import { BIN, doc, FIXTURES, startGateway, tempHome, text, type GatewayClient, type TempHome } from "../helpers/gateway.js";
@@ -74,8 +75,15 @@ async function login(home: TempHome, config: string, server: string): Promise<{ 
   return { code, stderr, page };
 }
 
+/** A tool call through the gateway; what it returned is kept for the canary check. */
+async function call(gw: GatewayClient, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> {
+  const result = await gw.call(name, args);
+  outputs.push(JSON.stringify(result));
+  return result;
+}
+
 async function servers(gw: GatewayClient): Promise<Map<string, ServerRow>> {
-  const rows = doc(await gw.call("mcphub_list_servers")).servers as ServerRow[];
+  const rows = doc(await call(gw, "mcphub_list_servers")).servers as ServerRow[];
   outputs.push(JSON.stringify(rows));
   return new Map(rows.map((r) => [r.name, r]));
 }
@@ -135,7 +143,7 @@ describe("OAuth-protected downstreams, end to end", () => {
     expect(row.error).toContain(`run \`${command}\``);
     expect((await waitState(gw, "legacy", "needs_auth")).sign_in).toBe(`mcphub --config ${config} auth login legacy`);
     await waitState(gw, "plain", "ready");
-    expect(text(await gw.call("plain__echo", { message: "hi" }))).toBe("Echo: hi");
+    expect(text(await call(gw, "plain__echo", { message: "hi" }))).toBe("Echo: hi");
     // The daemon log says it too, once per server.
     expect(gw.stderr().match(/secure: needs sign-in: run `mcphub --config \S+ auth login secure`/g)?.length).toBe(1);
   });
@@ -147,27 +155,27 @@ describe("OAuth-protected downstreams, end to end", () => {
     expect(r.stderr).toMatch(/signed in to secure as alice@example\.com; scopes: mcp:read openid; access token valid for (1h|59m\d*s?), refreshed automatically/);
     expect(fixture.counts.register).toBe(1);
     await waitState(gw, "secure", "ready");
-    expect(text(await gw.call("secure__whoami"))).toBe("alice@example.com (mcp:read openid)");
+    expect(text(await call(gw, "secure__whoami"))).toBe("alice@example.com (mcp:read openid)");
     sampleArgv();
 
     expect((await login(home, config, "legacy")).code).toBe(0);
     await waitState(gw, "legacy", "ready");
-    expect(text(await gw.call("legacy__whoami"))).toBe("alice@example.com (mcp:read)");
+    expect(text(await call(gw, "legacy__whoami"))).toBe("alice@example.com (mcp:read)");
   });
 
   it("refreshes an expired access token without a person", async () => {
     const before = fixture.counts.refreshGrants;
     fixture.expireAccessTokens("mcp");
-    expect(text(await gw.call("secure__whoami"))).toBe("alice@example.com (mcp:read openid)");
+    expect(text(await call(gw, "secure__whoami"))).toBe("alice@example.com (mcp:read openid)");
     expect(fixture.counts.refreshGrants).toBe(before + 1);
-    expect(text(await gw.call("secure__whoami"))).toBe("alice@example.com (mcp:read openid)");
+    expect(text(await call(gw, "secure__whoami"))).toBe("alice@example.com (mcp:read openid)");
     expect(fixture.counts.refreshGrants).toBe(before + 1);
     expect((await servers(gw)).get("secure")?.state).toBe("ready");
     sampleArgv();
   });
 
   it("a call needing a broader scope says so; signing in again grants it", async () => {
-    const denied = await gw.call("secure__write_note", { text: "x" });
+    const denied = await call(gw, "secure__write_note", { text: "x" });
     expect(denied.isError).toBe(true);
     expect(text(denied)).toContain(`scope "mcp:read mcp:write"`);
     expect(text(denied)).toContain(`run \`mcphub --config ${config} auth login secure\``);
@@ -176,22 +184,22 @@ describe("OAuth-protected downstreams, end to end", () => {
     expect(status.stdout).toContain("needs scope mcp:read openid mcp:write");
 
     expect((await login(home, config, "secure")).code).toBe(0);
-    expect(text(await gw.call("secure__write_note", { text: "x" }))).toBe("noted: x");
+    expect(text(await call(gw, "secure__write_note", { text: "x" }))).toBe("noted: x");
   });
 
   it("a revoked refresh token puts the server back to needs_auth; the others keep working", async () => {
     fixture.revokeRefreshTokens("mcp");
     fixture.expireAccessTokens("mcp");
-    const failed = await gw.call("secure__whoami");
+    const failed = await call(gw, "secure__whoami");
     expect(failed.isError).toBe(true);
     expect(text(failed)).toContain(`needs sign-in: run \`mcphub --config ${config} auth login secure\``);
     expect(text(failed)).toContain("refused the refresh token (invalid_grant)");
     const row = await waitState(gw, "secure", "needs_auth");
     expect(row.sign_in).toBe(`mcphub --config ${config} auth login secure`);
-    expect(text(await gw.call("plain__echo", { message: "still" }))).toBe("Echo: still");
+    expect(text(await call(gw, "plain__echo", { message: "still" }))).toBe("Echo: still");
     expect(fixture.counts.refusedRefreshes).toBeGreaterThan(0);
     // The other OAuth server still works on its own sign-in.
-    expect(text(await gw.call("legacy__whoami"))).toBe("alice@example.com (mcp:read)");
+    expect(text(await call(gw, "legacy__whoami"))).toBe("alice@example.com (mcp:read)");
     // doctor says the same, with the command.
     const dr = await cli(home, ["--config", config, "doctor", "--probe", "--server", "secure"]);
     expect(dr.code).toBe(1);
@@ -224,7 +232,12 @@ describe("OAuth-protected downstreams, end to end", () => {
     expect(files.some((f) => f.endsWith("oauth.enc"))).toBe(true);
     for (const f of files) expect(readFileSync(f).toString("latin1").includes(CANARY), f).toBe(false);
     expect((statSync(join(dataDir, "vault", "oauth.enc")).mode & 0o777).toString(8)).toBe("600");
+    // Tool results and errors (list_servers, failed calls), CLI output and the gateway log.
     for (const text of [...outputs, gw.stderr()]) expect(text.includes(CANARY)).toBe(false);
+    // stats come from the telemetry under the data dir (checked above) and say why calls failed.
+    const stats = await cli(home, ["--config", config, "--json", "stats"]);
+    expect(stats.code).toBe(0);
+    expect(stats.stdout.includes(CANARY)).toBe(false);
     expect(argvSeen.length).toBeGreaterThan(0);
     for (const argv of argvSeen) expect(argv.includes(CANARY)).toBe(false);
     // The gateway log did record what happened, without values.
