@@ -177,7 +177,7 @@ export class ServerAuth {
           const { tokens: _dead, ...rest } = cur;
           return rest;
         });
-        this.deps.log("warn", `${this.server}: ${this.lastRefusal}; sign-in needed (\`${this.deps.command(this.server)}\`)`);
+        this.deps.log("info", `${this.server}: ${this.lastRefusal}; sign-in needed (\`${this.deps.command(this.server)}\`)`);
         return undefined;
       }
       throw new Error(`refreshing the access token failed: ${err instanceof OAuthError ? `${err.errorCode}: ${err.message}` : errorText(err)}`);
