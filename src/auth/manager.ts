@@ -61,7 +61,11 @@ export class OAuthManager implements RemoteAuth {
       set = new Set();
       this.listeners.set(server, set);
       void this.stamp(server).then((g) => {
-        if (!this.seen.has(server)) this.seen.set(server, g);
+        if (this.seen.has(server)) return;
+        this.seen.set(server, g);
+        // Tokens written between the failed attempt and this read would otherwise go unnoticed:
+        // one extra attempt is cheap, a missed sign-in waits minutes.
+        if (g !== "none") this.notify(server);
       });
     }
     set.add(listener);
@@ -189,6 +193,10 @@ export class OAuthManager implements RemoteAuth {
     const g = await this.stamp(server);
     if (this.seen.get(server) === g) return;
     this.seen.set(server, g);
+    this.notify(server);
+  }
+
+  private notify(server: string): void {
     for (const l of [...(this.listeners.get(server) ?? [])]) {
       try {
         l();
