@@ -7,10 +7,9 @@
 import { stat } from "node:fs/promises";
 import { z } from "zod";
 import { deriveKey } from "./crypto.js";
-import { VaultTamperedError } from "./errors.js";
 import { ensurePrivateDir, isErrno, withLockFile } from "./fsutil.js";
 import { openKeyring, vaultPaths, type Keyring } from "./keys.js";
-import { SealedFileError, readSealedFile, writeSealedFile } from "./sealedfile.js";
+import { readSealedJson, writeSealedFile } from "./sealedfile.js";
 
 const MAGIC = Buffer.from("MCPHOAU1", "ascii");
 const BINDING = "oauth";
@@ -158,24 +157,10 @@ export class OAuthStore {
     }
     const c = this.cache;
     if (!fresh && c && c.ino === st.ino && c.size === st.size && c.mtimeMs === st.mtimeMs) return c.data;
-    let plain: Buffer | undefined;
-    try {
-      plain = await readSealedFile(this.path, this.key, MAGIC, BINDING);
-    } catch (err) {
-      if (err instanceof SealedFileError) throw new VaultTamperedError(`the OAuth store ${this.path} failed authentication (${err.message}); it was altered or is corrupt`);
-      throw err;
-    }
-    if (!plain) return { v: 1, servers: Object.create(null) as StoreData["servers"] };
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(plain.toString("utf8"));
-    } catch {
-      throw new VaultTamperedError(`the OAuth store ${this.path} is malformed`);
-    }
-    const result = StoreSchema.safeParse(parsed);
-    if (!result.success) throw new VaultTamperedError(`the OAuth store ${this.path} is malformed`);
-    // Null-prototype map, so a server named "__proto__" stays plain data.
-    const servers = Object.assign(Object.create(null) as StoreData["servers"], result.data.servers);
+    const read = await readSealedJson(this.path, this.key, MAGIC, BINDING, StoreSchema, `the OAuth store ${this.path}`);
+    if (!read) return { v: 1, servers: Object.create(null) as StoreData["servers"] };
+    // A null-prototype map: a lookup by server name never reaches Object.prototype.
+    const servers = Object.assign(Object.create(null) as StoreData["servers"], read.data.servers);
     const data: StoreData = { v: 1, servers };
     this.cache = { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, data };
     return data;
