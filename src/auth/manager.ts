@@ -18,6 +18,8 @@ export const WATCH_INTERVAL_MS = 1_000;
 /** Token-endpoint requests never hang a connect. */
 export const TOKEN_REQUEST_TIMEOUT_MS = 30_000;
 const REMEMBERED_VALUES = 64;
+/** A vault that cannot be opened is not tried again for this long (a passphrase costs a scrypt run). */
+export const STORE_RETRY_MS = 30_000;
 
 export interface OAuthManagerOptions {
   dataDir: string;
@@ -36,6 +38,7 @@ export interface OAuthManagerOptions {
 
 export class OAuthManager implements RemoteAuth {
   private store?: Promise<OAuthStore>;
+  private storeFailure?: { at: number; message: string };
   private readonly auths = new Map<string, ServerAuth>();
   private readonly listeners = new Map<string, Set<() => void>>();
   /** The sign-in stamp each waiting server was last told about. */
@@ -108,12 +111,17 @@ export class OAuthManager implements RemoteAuth {
     return this.store;
   }
 
+  /** Why the store cannot be opened (remembered for a while, so requests do not retry it each time). */
   private async storeProblem(): Promise<string | undefined> {
+    const f = this.storeFailure;
+    if (f && Date.now() - f.at < STORE_RETRY_MS) return f.message;
     try {
       await this.openStore();
+      this.storeFailure = undefined;
       return undefined;
     } catch (err) {
-      return errorText(err);
+      this.storeFailure = { at: Date.now(), message: errorText(err) };
+      return this.storeFailure.message;
     }
   }
 
