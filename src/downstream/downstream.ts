@@ -104,6 +104,26 @@ export class Downstream {
     this.connect();
   }
 
+  /**
+   * The operator's "reconnect": drops the current connection, if any (calls in flight on it end
+   * with an unknown outcome, as on any lost connection), and connects again at once, without
+   * backoff. Starts a server that was not started yet. A connect already under way is kept.
+   */
+  reconnect(): void {
+    if (this.closed || !this.cfg.enabled) return;
+    if (!this.started) return this.start();
+    if (this.connecting) return;
+    const s = this.session;
+    if (s) {
+      this.session = undefined;
+      this.token = undefined;
+      this.track(s.close());
+    }
+    this.failures = 0;
+    this.quickDrops = 0;
+    this.connect();
+  }
+
   /** Skip any backoff wait and try now (e.g. after the vault was unlocked). */
   retryNow(): void {
     if (!this.started || this.closed || this.session) return;

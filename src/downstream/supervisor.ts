@@ -2,6 +2,7 @@
 // concurrently, publishes each as soon as it is ready, and tells listeners what changed.
 // The gateway never touches a transport: it asks the supervisor.
 import type { CallToolResult, GetPromptResult, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
+import type { ServerConfig } from "../config/schema.js";
 import { DEFAULT_BACKOFF } from "./backoff.js";
 import { Downstream } from "./downstream.js";
 import { NotConnectedError, type CallOptions, type DownstreamSnapshot, type SupervisorOptions } from "./types.js";
@@ -15,23 +16,38 @@ export class Supervisor {
   private closing?: Promise<void>;
 
   constructor(private readonly opts: SupervisorOptions) {
-    const log = opts.log ?? (() => {});
-    for (const [name, cfg] of Object.entries(opts.servers)) {
-      this.downstreams.set(
-        name,
-        new Downstream(name, cfg, {
-          allServers: opts.servers,
-          clientInfo: opts.clientInfo,
-          secrets: opts.secrets,
-          ...(opts.auth ? { auth: opts.auth } : {}),
-          ...(opts.onElicit ? { onElicit: opts.onElicit } : {}),
-          connectTimeoutMs: opts.connectTimeoutMs,
-          backoff: opts.backoff ?? DEFAULT_BACKOFF,
-          log,
-          changed: (server) => this.changed(server),
-        }),
-      );
-    }
+    for (const [name, cfg] of Object.entries(opts.servers)) this.downstreams.set(name, this.create(name, cfg));
+  }
+
+  private create(name: string, cfg: ServerConfig): Downstream {
+    return new Downstream(name, cfg, {
+      allServers: this.opts.servers,
+      clientInfo: this.opts.clientInfo,
+      secrets: this.opts.secrets,
+      ...(this.opts.auth ? { auth: this.opts.auth } : {}),
+      ...(this.opts.onElicit ? { onElicit: this.opts.onElicit } : {}),
+      connectTimeoutMs: this.opts.connectTimeoutMs,
+      backoff: this.opts.backoff ?? DEFAULT_BACKOFF,
+      log: this.opts.log ?? (() => {}),
+      changed: (server) => this.changed(server),
+    });
+  }
+
+  /**
+   * Puts a new config in place for one server (enable/disable from the status page): the old
+   * connection is closed and its process tree stopped; the new one is not started (call start).
+   */
+  async replace(name: string, cfg: ServerConfig): Promise<void> {
+    if (this.closed) throw new Error("the supervisor is closed");
+    const old = this.get(name);
+    this.downstreams.set(name, this.create(name, cfg));
+    this.changed(name);
+    await old.close();
+  }
+
+  /** Drops and re-opens one server's connection at once (see Downstream.reconnect). */
+  reconnect(name: string): void {
+    this.get(name).reconnect();
   }
 
   /**

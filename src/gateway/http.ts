@@ -12,20 +12,26 @@ import { CliError, type CliIO } from "../cli/context.js";
 import { errorText } from "../util/errors.js";
 import { Hub } from "./hub.js";
 import { createSession, type Session } from "./session.js";
+import { createStatusRoutes, type StatusRoutes } from "./status/routes.js";
 import type { ServeOptions } from "./stdio.js";
-import { TokenStore } from "./tokens.js";
+import { bearerFrom, TokenStore } from "./tokens.js";
 
 export interface HttpOptions extends ServeOptions {
   listen: ListenAddress;
   io?: CliIO;
   /** How long SIGTERM waits for in-flight calls before closing anyway. */
   drainMs?: number;
+  /** The config file, so the status page can save enable/disable to it. */
+  configPath?: string;
 }
 
 interface LiveSession {
   session: Session;
   transport: StreamableHTTPServerTransport;
   agent: string | undefined;
+  opened: number;
+  /** Time of the session's latest request (the status page's "last activity"). */
+  lastSeen: number;
 }
 
 export interface HttpGateway {
@@ -60,6 +66,7 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
   let inFlight = 0;
   let draining = false;
   let idle: (() => void) | undefined;
+  let status: StatusRoutes | undefined;
 
   const server = createServer((req, res) => {
     const tracked = req.method === "POST";
@@ -93,16 +100,17 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
     if (origin !== undefined && !originAllowed(origin, port, opts.listen.host)) {
       return reply(res, 403, `Origin "${origin}" is not allowed (DNS-rebinding protection)`);
     }
-    const path = (req.url ?? "/").split("?")[0];
+    const path = (req.url ?? "/").split("?")[0] ?? "/";
     if (path === "/healthz") {
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ status: "ok" }));
       return;
     }
-    if (path !== "/mcp" && path !== "/") return reply(res, 404, "not found; the MCP endpoint is /mcp");
     if (draining) return reply(res, 503, "gateway is shutting down");
+    if (status && (await status.handle(req, res, path))) return;
+    if (path !== "/mcp" && path !== "/") return reply(res, 404, "not found; the MCP endpoint is /mcp (the status page is /)");
 
     let agent: string | undefined = opts.agent;
-    const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? "")?.[1];
+    const bearer = bearerFrom(req.headers.authorization);
     const auth = await tokens.authenticate(bearer);
     if (auth.required) {
       if (!auth.who) {
@@ -117,6 +125,7 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
       const live = sessions.get(sessionId);
       if (!live) return reply(res, 404, "unknown or expired session; initialize a new one");
       if (live.agent !== agent) return reply(res, 403, "this session belongs to another agent");
+      live.lastSeen = Date.now();
       return live.transport.handleRequest(req, res);
     }
     if (req.method !== "POST") return reply(res, 400, "no session: start with an initialize POST");
@@ -134,7 +143,7 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        sessions.set(id, { session, transport, agent });
+        sessions.set(id, { session, transport, agent, opened: Date.now(), lastSeen: Date.now() });
       },
     });
     transport.onclose = () => {
@@ -151,9 +160,19 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
     );
     server.listen(opts.listen.port, opts.listen.host, () => resolve());
   });
-  hub.start();
   const port = (server.address() as AddressInfo).port;
   const shownHost = opts.listen.host.includes(":") ? `[${opts.listen.host}]` : opts.listen.host;
+  // Before hub.start(), so the page's timeline sees every server's first state.
+  status = createStatusRoutes({
+    hub,
+    tokens,
+    dataDir: opts.dataDir,
+    port,
+    url: `http://${shownHost}:${port}/mcp`,
+    ...(opts.configPath ? { configPath: opts.configPath } : {}),
+    sessions: () => [...sessions.values()].map((l) => ({ agent: l.agent, opened: l.opened, lastSeen: l.lastSeen })),
+  });
+  hub.start();
 
   let closing: Promise<void> | undefined;
   const close = () => {
@@ -166,6 +185,7 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
           setTimeout(resolve, opts.drainMs ?? 10_000).unref();
         });
       }
+      status?.close();
       for (const live of sessions.values()) {
         live.session.dispose();
         await live.transport.close().catch(() => undefined);
@@ -185,6 +205,7 @@ export async function serveHttp(opts: HttpOptions): Promise<void> {
   const say = (t: string) => (opts.io ? opts.io.err(t) : process.stderr.write(`${t}\n`));
   const anonymous = !(await TokenStore.open(opts.dataDir).authenticate(undefined)).required;
   say(`mcphub listening on ${gw.url}${anonymous ? " (no agent tokens yet: loopback clients are served unscoped)" : " (bearer tokens required)"}`);
+  say(`  status page: ${gw.url.replace(/\/mcp$/, "/")}${anonymous ? "" : " (sign in with \`mcphub open\`)"}`);
   const seen = new Map<string, string>();
   gw.hub.supervisor.onChange((name) => {
     const snap = gw.hub.supervisor.snapshot(name);

@@ -107,6 +107,29 @@ export class Hub {
     this.supervisor.start(names);
   }
 
+  /** Whether this process starts the server (enabled, and in `--agent`'s scope if one was given). */
+  willStart(server: string): boolean {
+    return this.config.servers[server]?.enabled === true && new Scope(this.config, this.opts.agent).allowsServer(server);
+  }
+
+  /**
+   * Applies an enable/disable of one server to the running gateway (the status page has already
+   * written it to the config file): the connection is stopped or started and views built from
+   * now on see the new config. Until config hot reload exists, this is the one change the hub
+   * applies at run time.
+   */
+  async setServerEnabled(server: string, enabled: boolean): Promise<void> {
+    const cfg = this.config.servers[server];
+    if (!cfg) throw new Error(`unknown server "${server}"`);
+    if (cfg.enabled === enabled) return;
+    const next = { ...cfg, enabled };
+    this.opts.config = { ...this.config, servers: { ...this.config.servers, [server]: next } };
+    this.views.clear();
+    await this.supervisor.replace(server, next);
+    if (this.willStart(server)) this.supervisor.start([server]);
+    this.syncServer(server);
+  }
+
   /** The per-agent projection; an unknown agent throws with a clear message (via Scope). */
   view(agent?: string): AgentView {
     const key = agent ?? "";

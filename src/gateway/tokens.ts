@@ -41,6 +41,11 @@ type TokenFile = z.infer<typeof fileSchema>;
 const LOCK_WAIT_MS = 5000;
 const LOCK_STALE_MS = 30_000;
 
+/** The token of an `Authorization: Bearer <token>` header, if that is what it holds. */
+export function bearerFrom(header: string | undefined): string | undefined {
+  return /^Bearer\s+(\S+)$/i.exec(header ?? "")?.[1];
+}
+
 function sha256(text: string): Buffer {
   return createHash("sha256").update(text, "utf8").digest();
 }

@@ -14,3 +14,4 @@ export {
   type AgentStats,
 } from "./query.js";
 export { pruneTelemetry, dayFileName, telemetryDir, DEFAULT_RETENTION_DAYS, DAY_MS } from "./files.js";
+export { RecentCalls, RECENT_WINDOW_MS, type RecentServerStats } from "./recent.js";

@@ -112,6 +112,17 @@ export interface ScanResult {
   rows: number;
   /** Lines that were not a record (e.g. a torn line left by a crash); skipped. */
   malformed: number;
+  /** With TailOptions: the byte offset just after the last whole line read (where to resume). */
+  end?: number;
+}
+
+/**
+ * Reading a file that is still being appended to, a piece at a time (the status page's last
+ * hour): start at byte `from`, and leave a last line without its newline unread, because its
+ * writer may be in the middle of appending it. `ScanResult.end` says where to resume.
+ */
+export interface TailOptions {
+  from: number;
 }
 
 const CHUNK_BYTES = 1 << 20;
@@ -260,6 +271,7 @@ export async function scanFile(
   onRow: (row: ScannedRow) => void,
   minTs = 0,
   result: ScanResult = { rows: 0, malformed: 0 },
+  tail?: TailOptions,
 ): Promise<ScanResult> {
   let fh;
   try {
@@ -268,6 +280,7 @@ export async function scanFile(
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return result;
     throw err;
   }
+  if (tail) result.end = tail.from;
   const row = new ScannedRow();
   // Lines with a backslash (an escaped character in a name) go to JSON.parse; `nextBs` tracks the
   // next backslash in the chunk so finding them costs one pass, not one search per line.
@@ -302,7 +315,9 @@ export async function scanFile(
   // does not sit idle waiting for the disk. (1 MiB measured best: 4 MiB and 16 MiB were slower.)
   const bufs = [Buffer.allocUnsafe(CHUNK_BYTES), Buffer.allocUnsafe(CHUNK_BYTES)] as const;
   let which = 0;
-  let next = fh.read(bufs[0], 0, CHUNK_BYTES, null);
+  // Explicit positions (not the descriptor's) so a tail read can start in the middle.
+  let pos = tail?.from ?? 0;
+  let next = fh.read(bufs[0], 0, CHUNK_BYTES, pos);
   try {
     // The bytes of a line cut by a chunk boundary (copied: its buffer is about to be refilled).
     let carry: Buffer | undefined;
@@ -310,13 +325,17 @@ export async function scanFile(
       const { bytesRead: n } = await next;
       const buf = which === 0 ? bufs[0] : bufs[1];
       if (n === 0) {
-        // A last line without its newline: a writer mid-append or a crash. Parse it if whole.
-        if (carry) lines(carry.toString("utf8"));
+        // A last line without its newline: a writer mid-append or a crash. Parse it if whole,
+        // unless tailing: then it is read again, whole, next time.
+        if (carry && !tail) lines(carry.toString("utf8"));
         break;
       }
+      const chunkStart = pos;
+      pos += n;
       which ^= 1;
-      next = fh.read(which === 0 ? bufs[0] : bufs[1], 0, CHUNK_BYTES, null);
+      next = fh.read(which === 0 ? bufs[0] : bufs[1], 0, CHUNK_BYTES, pos);
       const lastNl = buf.lastIndexOf(10, n - 1);
+      if (tail && lastNl >= 0) result.end = chunkStart + lastNl + 1;
       if (lastNl < 0) {
         carry = carry ? Buffer.concat([carry, buf.subarray(0, n)]) : Buffer.from(buf.subarray(0, n));
         continue;

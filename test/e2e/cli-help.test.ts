@@ -4,7 +4,7 @@ import { expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
 import type { CliIO } from "../../src/cli/context.js";
 
-const COMMANDS = ["init", "list", "add", "remove", "enable", "disable", "groups", "use", "pin", "unpin", "status", "sync", "offload", "doctor", "agents"];
+const COMMANDS = ["init", "list", "add", "remove", "enable", "disable", "groups", "use", "pin", "unpin", "status", "sync", "offload", "doctor", "agents", "open"];
 
 it.each(COMMANDS)("mcphub %s --help shows examples", async (name) => {
   let out = "";

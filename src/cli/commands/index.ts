@@ -23,6 +23,7 @@ export const COMMAND_MODULES: CommandModule[] = [
   { names: ["stats"], load: async () => (await import("./stats.js")).registerStats },
   { names: ["token"], load: async () => (await import("./token.js")).registerToken },
   { names: ["auth"], load: async () => (await import("./auth.js")).registerAuth },
+  { names: ["open"], load: async () => (await import("./open.js")).registerOpen },
 ];
 
 /** Global options that take a value, so the command name can be found after them. */

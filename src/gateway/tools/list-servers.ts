@@ -3,6 +3,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { JsonObject } from "../../catalog/types.js";
 import { MANAGEMENT_TOOLS } from "../management.js";
+import { serverStatus } from "../server-status.js";
 import { jsonResult, type ToolContext } from "./context.js";
 
 export async function listServers(ctx: ToolContext): Promise<CallToolResult> {
@@ -14,24 +15,23 @@ export async function listServers(ctx: ToolContext): Promise<CallToolResult> {
   let total = 0;
   for (const name of Object.keys(hub.config.servers).sort()) {
     if (!view.scope.allowsServer(name)) continue;
-    const cfg = hub.config.servers[name];
-    if (!cfg) continue;
-    const snap = hub.supervisor.snapshot(name);
-    const connected = snap?.connected === true;
+    const st = serverStatus(hub, name);
+    if (!st) continue;
     const tools = counts.get(name) ?? 0;
-    if (connected) total += tools;
+    if (st.connected) total += tools;
+    // The stderr tail stays with the operator (status page); agents get the one-line error.
     servers.push({
       name,
-      enabled: cfg.enabled,
-      connected,
-      state: cfg.enabled ? (snap?.state ?? "connecting") : "disabled",
-      transport: cfg.url ? (cfg.transport ?? "http") : "stdio",
+      enabled: st.enabled,
+      connected: st.connected,
+      state: st.state,
+      transport: st.transport,
       tools,
-      ...(cfg.description !== undefined ? { description: cfg.description } : {}),
-      ...(cfg.tags?.length ? { tags: cfg.tags } : {}),
-      ...(cfg.use_when?.length ? { use_when: cfg.use_when } : {}),
-      ...(snap?.error ? { error: snap.error } : {}),
-      ...(snap?.state === "needs_auth" ? { sign_in: hub.signInCommand(name) } : {}),
+      ...(st.description !== undefined ? { description: st.description } : {}),
+      ...(st.tags ? { tags: st.tags } : {}),
+      ...(st.use_when ? { use_when: st.use_when } : {}),
+      ...(st.error ? { error: st.error } : {}),
+      ...(st.sign_in ? { sign_in: st.sign_in } : {}),
     });
   }
   const ad = view.advertisement();

@@ -1,0 +1,113 @@
+// `mcphub open`: the daemon's status page in a browser. Once agent tokens exist the page needs a
+// sign-in, so this prints (and opens) a one-time link that works once, for two minutes; without
+// tokens it is the plain loopback URL. The daemon must be running and share this data directory.
+import { spawn } from "node:child_process";
+import { get } from "node:http";
+import type { Command } from "commander";
+import { DEFAULT_LISTEN, loadConfig } from "../../config/index.js";
+import { createLoginSecret, LOGIN_LINK_TTL_MS, writeLaunchFile } from "../../gateway/status/login.js";
+import { TokenStore } from "../../gateway/tokens.js";
+import { daemonUrl } from "../../harness/desired.js";
+import { CliError, colors, printJson, type CliIO } from "../context.js";
+import { dataDirOf, example, globalsOf } from "./common.js";
+
+export function registerOpen(program: Command, io: CliIO): void {
+  program
+    .command("open")
+    .description("open the daemon's status page (with agent tokens: a one-time sign-in link)")
+    .option("-l, --listen <host:port>", `the daemon's address (default: config listen, else ${DEFAULT_LISTEN})`)
+    .option("--no-browser", "only print the link")
+    .addHelpText("after", example(["mcphub open", "mcphub open --no-browser", "mcphub open --listen 127.0.0.1:9900"]))
+    .action(async (opts: { listen?: string; browser: boolean }, cmd: Command) => {
+      const g = globalsOf(cmd);
+      const listen = opts.listen ?? (await configuredListen(g.config)) ?? DEFAULT_LISTEN;
+      let base: string;
+      try {
+        base = daemonUrl(listen).replace(/\/mcp$/, "/");
+      } catch {
+        throw new CliError(`--listen "${listen}" is not HOST:PORT (e.g. 127.0.0.1:9820)`);
+      }
+      const problem = await healthProblem(base);
+      if (problem) throw new CliError(`no mcphub daemon answers at ${base} (${problem}); start one with \`mcphub up\`, or pass its address with --listen`);
+
+      const dataDir = dataDirOf();
+      const required = (await TokenStore.open(dataDir).authenticate(undefined)).required;
+      let url = base;
+      let expires: number | undefined;
+      if (required) {
+        const link = await createLoginSecret(dataDir);
+        url = `${base}login?t=${link.secret}`;
+        expires = link.expires;
+      }
+      let opened: { ok: boolean; why?: string } = { ok: false, why: "--no-browser" };
+      const opener = opts.browser ? pickOpener(process.env) : undefined;
+      if (opener && "why" in opener) opened = { ok: false, why: opener.why };
+      else if (opener) {
+        // The link itself never goes on a command line (see writeLaunchFile).
+        const target = required ? await writeLaunchFile(dataDir, url) : url;
+        opened = await launch(opener, target, process.env);
+      }
+      if (g.json) {
+        return printJson(io, { url, sign_in: required, ...(expires ? { expires: new Date(expires).toISOString() } : {}), opened: opened.ok });
+      }
+      const c = colors(io);
+      io.out(url);
+      const what = required
+        ? `One-time sign-in link for the status page: it works once, within ${LOGIN_LINK_TTL_MS / 60_000} minutes.`
+        : "The status page (no sign-in: no agent token exists yet, so loopback browsers are let in).";
+      io.err(c.dim(`${what} ${opened.ok ? "Opened in your browser." : `Not opened (${opened.why}): open it in a browser on this machine.`}`));
+    });
+}
+
+async function configuredListen(configPath: string | undefined): Promise<string | undefined> {
+  try {
+    return (await loadConfig({ ...(configPath ? { configPath } : {}) })).config.listen;
+  } catch (err) {
+    // Without a config file the default address applies; a broken one is worth saying.
+    if (configPath !== undefined || !(err instanceof Error) || !/no config at/.test(err.message)) {
+      throw new CliError(err instanceof Error ? (err.message.split("\n")[0] ?? err.message) : String(err));
+    }
+    return undefined;
+  }
+}
+
+/** Undefined when `GET /healthz` answers 200 within two seconds, else why not. */
+function healthProblem(base: string): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const req = get(`${base}healthz`, { timeout: 2000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200 ? undefined : `GET /healthz answered ${res.statusCode}`);
+    });
+    req.once("timeout", () => req.destroy(new Error("no answer within 2s")));
+    req.once("error", (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
+  });
+}
+
+type Opener = { command: string; args: (target: string) => string[] } | { why: string };
+
+/**
+ * How to start the user's browser. $BROWSER wins (as in Python's webbrowser: the first of a
+ * colon-separated list); else `open` on macOS, `start` on Windows, and `xdg-open` elsewhere when
+ * a graphical session exists.
+ */
+export function pickOpener(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): Opener {
+  const browser = env.BROWSER?.split(":")[0]?.trim();
+  if (browser) return { command: browser, args: (t) => [t] };
+  if (platform === "darwin") return { command: "open", args: (t) => [t] };
+  if (platform === "win32") return { command: "cmd", args: (t) => ["/c", "start", '""', t] };
+  if (!env.DISPLAY && !env.WAYLAND_DISPLAY) return { why: "no graphical session here" };
+  return { command: "xdg-open", args: (t) => [t] };
+}
+
+function launch(opener: { command: string; args: (target: string) => string[] }, target: string, env: NodeJS.ProcessEnv): Promise<{ ok: boolean; why?: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(opener.command, opener.args(target), { detached: true, stdio: "ignore", env });
+    child.once("error", (err: NodeJS.ErrnoException) =>
+      resolve({ ok: false, why: err.code === "ENOENT" ? `${opener.command} is not installed` : err.message }),
+    );
+    child.once("spawn", () => {
+      child.unref();
+      resolve({ ok: true });
+    });
+  });
+}

@@ -1,0 +1,48 @@
+// One server's status as every surface reports it: the `list_servers` management tool and the
+// daemon's status page both read it from here, so the two never disagree about a state.
+import type { Hub } from "./hub.js";
+
+export interface ServerStatus {
+  name: string;
+  enabled: boolean;
+  connected: boolean;
+  /**
+   * The supervisor's state (`ready`, `connecting`, `failed`, `locked`, ...), `disabled`, or
+   * `not_started` for an enabled server this process does not start (outside `--agent`'s scope).
+   * Surfaces must render states they do not know: more will come.
+   */
+  state: string;
+  transport: "stdio" | "http" | "sse";
+  description?: string;
+  tags?: string[];
+  use_when?: string[];
+  /** Last connect or transport error, sanitised by the downstream layer. */
+  error?: string;
+  /** For `needs_auth`: the exact command that signs the server in. */
+  sign_in?: string;
+  /** Sanitised tail of a stdio server's stderr. */
+  stderrTail?: string;
+  serverVersion?: { name: string; version: string };
+}
+
+/** Undefined for a server that is not in the running config. */
+export function serverStatus(hub: Hub, name: string): ServerStatus | undefined {
+  const cfg = hub.config.servers[name];
+  if (!cfg) return undefined;
+  const snap = hub.supervisor.snapshot(name);
+  const state = !cfg.enabled ? "disabled" : (snap?.state ?? (hub.willStart(name) ? "connecting" : "not_started"));
+  return {
+    name,
+    enabled: cfg.enabled,
+    connected: snap?.connected === true,
+    state,
+    transport: cfg.url ? (cfg.transport ?? "http") : "stdio",
+    ...(cfg.description !== undefined ? { description: cfg.description } : {}),
+    ...(cfg.tags?.length ? { tags: cfg.tags } : {}),
+    ...(cfg.use_when?.length ? { use_when: cfg.use_when } : {}),
+    ...(snap?.error ? { error: snap.error } : {}),
+    ...(state === "needs_auth" ? { sign_in: hub.signInCommand(name) } : {}),
+    ...(snap?.stderrTail ? { stderrTail: snap.stderrTail } : {}),
+    ...(snap?.serverVersion ? { serverVersion: snap.serverVersion } : {}),
+  };
+}

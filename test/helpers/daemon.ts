@@ -1,0 +1,74 @@
+// The HTTP daemon as a real process (`mcphub up`), and plain HTTP requests with full control over
+// Host, Origin, Cookie and Authorization headers (fetch would not let a test set some of them).
+import { spawn, type ChildProcess } from "node:child_process";
+import { request } from "node:http";
+import { BIN, type TempHome } from "./gateway.js";
+
+export interface Daemon {
+  /** e.g. http://127.0.0.1:43813 (no trailing slash). */
+  base: string;
+  port: number;
+  child: ChildProcess;
+  stderr: () => string;
+  stop(): Promise<number | null>;
+}
+
+export async function startDaemon(home: TempHome, cfg: string, extra: string[] = []): Promise<Daemon> {
+  const child = spawn(process.execPath, [BIN, "--config", cfg, "up", "--listen", "127.0.0.1:0", ...extra], {
+    env: home.env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let err = "";
+  const base = await new Promise<string>((resolve, reject) => {
+    child.stderr?.on("data", (d: Buffer) => {
+      err += d.toString();
+      const m = /listening on (http:\/\/\S+)\/mcp/.exec(err);
+      if (m?.[1]) resolve(m[1]);
+    });
+    child.once("exit", (code) => reject(new Error(`daemon exited (${code}): ${err}`)));
+  });
+  return {
+    base,
+    port: Number(new URL(base).port),
+    child,
+    stderr: () => err,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve(child.exitCode);
+        child.once("exit", (code) => resolve(code));
+        child.kill("SIGTERM");
+      }),
+  };
+}
+
+export interface HttpAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+  json<T = Record<string, unknown>>(): T;
+}
+
+export function http(url: string, opts: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<HttpAnswer> {
+  const u = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: u.hostname, port: u.port, path: `${u.pathname}${u.search}`, method: opts.method ?? "GET", headers: opts.headers ?? {} },
+      (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (c: string) => (body += c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body, json: <T>() => JSON.parse(body) as T }));
+      },
+    );
+    req.once("error", reject);
+    req.end(opts.body);
+  });
+}
+
+/** The `name=value` part of a Set-Cookie answer. */
+export function cookieOf(a: HttpAnswer): string {
+  const set = a.headers["set-cookie"];
+  const first = Array.isArray(set) ? set[0] : set;
+  if (!first) throw new Error(`no Set-Cookie (status ${a.status}): ${a.body.slice(0, 200)}`);
+  return first.split(";")[0] as string;
+}
