@@ -3,12 +3,12 @@
 // running gateway notices a new sign-in by itself (the vault file is shared).
 import type { Command } from "commander";
 import { loginCommand } from "../../auth/command.js";
-import { openBrowser } from "../../auth/browser.js";
 import { DEFAULT_SIGN_IN_TIMEOUT_MS, SignInError, signIn, type SignInResult } from "../../auth/login.js";
 import { authStatus, signOut, type AuthStatusEntry } from "../../auth/status.js";
 import type { Config, ServerConfig } from "../../config/index.js";
 import { LockedError } from "../../downstream/types.js";
 import { formatDuration, parseDuration } from "../../util/units.js";
+import { launch, pickOpener } from "../../util/browser.js";
 import { errorText } from "../../util/errors.js";
 import { VaultLockedError, VaultTamperedError } from "../../vault/errors.js";
 import { OAuthStore } from "../../vault/oauth.js";
@@ -62,10 +62,12 @@ export function registerAuth(program: Command, io: CliIO): void {
           ...(flags.scope?.length ? { scopes: flags.scope } : {}),
           ...(port !== undefined ? { port } : {}),
           signal: controller.signal,
-          openUrl: (url) => {
+          openUrl: async (url) => {
             io.err(`Sign in to ${server} in your browser:\n\n  ${url.href}\n`);
-            const opened = flags.browser && openBrowser(url.href);
-            io.err(opened ? c.dim("(opened in your browser; waiting for the sign-in...)") : c.dim(`(open the URL above; waiting up to ${formatDuration(timeoutMs)} for the sign-in...)`));
+            const opener = flags.browser ? pickOpener(process.env) : { why: "--no-browser" };
+            const opened = "why" in opener ? { ok: false, why: opener.why } : await launch(opener, url.href, process.env);
+            const wait = `waiting up to ${formatDuration(timeoutMs)} for the sign-in...`;
+            io.err(c.dim(opened.ok ? `(opened in your browser; ${wait})` : `(not opened: ${opened.why}; open the URL above, ${wait})`));
           },
         });
       } catch (err) {
