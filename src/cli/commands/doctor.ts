@@ -7,11 +7,7 @@ import { connect } from "node:net";
 import { delimiter, join } from "node:path";
 import type { Command } from "commander";
 import { type Config, type ServerConfig } from "../../config/index.js";
-import { loginCommand } from "../../auth/command.js";
-import { OAuthManager } from "../../auth/manager.js";
-import { authStatus } from "../../auth/status.js";
 import { probeServer } from "../../downstream/probe.js";
-import { OAuthStore } from "../../vault/oauth.js";
 import { planSync } from "../../harness/index.js";
 import { openKeyring } from "../../vault/keys.js";
 import { VaultSecretResolver } from "../../vault/resolver.js";
@@ -95,6 +91,13 @@ export function registerDoctor(program: Command, io: CliIO): void {
       for (const [name, s] of servers) checks.push(await serverCheck(name, s));
 
       const data = dataDirOf();
+      // Loaded here, not at the top: every operator command loads this module.
+      const [{ loginCommand }, { OAuthManager }, { authStatus }, { OAuthStore }] = await Promise.all([
+        import("../../auth/command.js"),
+        import("../../auth/manager.js"),
+        import("../../auth/status.js"),
+        import("../../vault/oauth.js"),
+      ]);
       try {
         const ring = await openKeyring(data);
         checks.push({ name: "vault", ok: true, detail: `key from ${ring.status.source}: ${ring.status.detail}`, ...(ring.status.warning ? { warning: ring.status.warning } : {}) });
