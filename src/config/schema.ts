@@ -136,6 +136,13 @@ export const serverSchema = z
     vault: z.string().min(1, "vault must name a vault project").optional(),
     vault_only: z.array(z.string()).optional(),
     vault_prefix: z.string().optional(),
+    // Protocol pass-through (docs/protocol.md): publish under the server's own names (default
+    // true = `server__name`), give each upstream session its own connection (default "shared"),
+    // or answer roots/list from config. Optional rather than defaulted, so code that builds a
+    // ServerConfig by hand needs not spell them out; read them through the helpers below.
+    namespace: z.boolean().optional(),
+    connection: z.enum(["shared", "per-session"], { message: 'connection must be "shared" or "per-session"' }).optional(),
+    roots: z.array(z.string()).optional(),
     oauth: oauthSchema.optional(),
   })
   .superRefine((s, ctx) => {
@@ -168,6 +175,10 @@ export const serverSchema = z
     if ((s.vault_only !== undefined || s.vault_prefix !== undefined) && s.vault === undefined) {
       ctx.addIssue({ code: "custom", path: ["vault"], message: "vault_only and vault_prefix need vault: PROJECT" });
     }
+    s.roots?.forEach((r, i) => {
+      const problem = rootProblem(r);
+      if (problem) ctx.addIssue({ code: "custom", path: ["roots", i], message: problem });
+    });
     const keys = Object.keys(s.tool_use_when ?? {});
     if (keys.length > MAX_TOOL_USE_WHEN_KEYS) {
       ctx.addIssue({ code: "custom", path: ["tool_use_when"], message: `at most ${MAX_TOOL_USE_WHEN_KEYS} tools may have hints` });
@@ -346,6 +357,20 @@ export function parseListen(text: string): ListenAddress | undefined {
   return { host, port };
 }
 
+/** A pinned root is an absolute path, `~` or `~/...`, or a file:// URI. */
+function rootProblem(root: string): string | undefined {
+  if (root.startsWith("file://")) {
+    try {
+      new URL(root);
+      return undefined;
+    } catch {
+      return `"${root}" is not a valid file:// URI`;
+    }
+  }
+  if (root === "~" || root.startsWith("~/") || root.startsWith("/")) return undefined;
+  return `"${root}" must be an absolute path, ~/..., or a file:// URI`;
+}
+
 function urlProblem(url: string): string | undefined {
   if (!/^https?:\/\//i.test(url)) return "url must start with http:// or https://";
   try {
@@ -357,6 +382,16 @@ function urlProblem(url: string): string | undefined {
 }
 
 export const DEFAULT_LISTEN = "127.0.0.1:9820";
+
+/** Whether the server's names are published as `server__name` (the default) or as its own. */
+export function isNamespaced(s: ServerConfig): boolean {
+  return s.namespace !== false;
+}
+
+/** Whether each upstream session of the daemon gets its own connection to this server. */
+export function isPerSession(s: ServerConfig): boolean {
+  return s.connection === "per-session";
+}
 
 export function isRemote(s: ServerConfig): boolean {
   return s.url !== undefined;

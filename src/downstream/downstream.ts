@@ -1,20 +1,22 @@
 // One downstream server: its state machine (connecting → ready → failed/locked/needs_auth, or disabled),
 // background reconnect with backoff, coalesced re-lists on list_changed, and calls with timeout,
 // progress, cancellation and outcome-unknown handling. The supervisor owns one per server.
-import { CallToolResultSchema, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolResultSchema, ErrorCode, McpError, type CompleteRequest, type LoggingLevel, type ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Prompt, Resource, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ServerConfig } from "../config/schema.js";
 import { backoffDelay, type BackoffPolicy } from "./backoff.js";
 import { sanitizeLine, sanitizeText, sensitiveEnvValues } from "./sanitize.js";
-import { ConnectError, errorText, listAllOf, openSession, type ListKind, type OpenSessionOptions, type Session } from "./session.js";
+import { ConnectError, errorText, listAllOf, listResourceTemplates, openSession, type ListKind, type Session } from "./session.js";
 import {
   LockedError,
   NeedsAuthError,
   NotConnectedError,
   OutcomeUnknownError,
   type CallOptions,
+  type ClientHooks,
+  type ConnectionOrigin,
   type DownstreamSnapshot,
   type RemoteAuth,
   type SecretResolver,
@@ -26,12 +28,15 @@ export interface DownstreamDeps {
   clientInfo: { name: string; version: string };
   secrets?: SecretResolver;
   auth?: RemoteAuth;
-  onElicit?: OpenSessionOptions["onElicit"];
   connectTimeoutMs: number;
   backoff: BackoffPolicy;
   log: (level: "info" | "warn" | "error", msg: string) => void;
   /** Something visible changed (state, lists, error). */
   changed: (server: string) => void;
+  /** Server→client traffic; see ClientHooks. */
+  hooks?: ClientHooks;
+  /** Set for a connection dedicated to one upstream session (`connection: per-session`). */
+  connection?: string;
 }
 
 /** Without an explicit timeoutMs a call may run as long as it keeps reporting progress. */
@@ -60,6 +65,7 @@ export class Downstream {
   private tools: Tool[] = [];
   private resources: Resource[] = [];
   private prompts: Prompt[] = [];
+  private resourceTemplates: ResourceTemplate[] = [];
   private instructions?: string;
   private serverVersion?: { name: string; version: string };
   private stderrTail?: string;
@@ -80,6 +86,8 @@ export class Downstream {
   private readonly shutdown = new AbortController();
   private readonly closing = new Set<Promise<void>>();
   private waiters = new Set<Waiter>();
+  /** Holders that need this connection kept open (resource subscriptions); see lease(). */
+  private leases = 0;
   private readonly relist: Record<ListKind, { running: boolean; pending: boolean }> = {
     tools: { running: false, pending: false },
     resources: { running: false, pending: false },
@@ -140,8 +148,11 @@ export class Downstream {
       tools: this.tools,
       resources: this.resources,
       prompts: this.prompts,
+      resourceTemplates: this.resourceTemplates,
       generation: this.generation,
     };
+    const caps = this.session?.capabilities;
+    if (caps) snap.capabilities = caps;
     if (this.instructions !== undefined) snap.instructions = this.instructions;
     if (this.serverVersion !== undefined) snap.serverVersion = this.serverVersion;
     if (this.error !== undefined) snap.error = this.error;
@@ -204,6 +215,50 @@ export class Downstream {
     return this.request(name, opts, (client, req) => client.getPrompt(args ? { name, arguments: args } : { name }, req));
   }
 
+  complete(params: CompleteRequest["params"], opts: CallOptions = {}) {
+    return this.request("completion/complete", opts, (client, req) => client.complete(params, req));
+  }
+
+  subscribeResource(uri: string, opts: CallOptions = {}) {
+    return this.request(uri, opts, (client, req) => client.subscribeResource({ uri }, req));
+  }
+
+  unsubscribeResource(uri: string, opts: CallOptions = {}) {
+    return this.request(uri, opts, (client, req) => client.unsubscribeResource({ uri }, req));
+  }
+
+  setLoggingLevel(level: LoggingLevel, opts: CallOptions = {}) {
+    return this.request("logging/setLevel", opts, (client, req) => client.setLoggingLevel(level, req));
+  }
+
+  /** Tells the server the client's roots changed; a no-op while it is not connected. */
+  async sendRootsListChanged(): Promise<void> {
+    const s = this.session;
+    if (!s || this.state !== "ready") return;
+    await s.client.sendRootsListChanged().catch((err: unknown) => {
+      this.deps.log("warn", `${this.name}: roots/list_changed was not delivered: ${this.clean(errorText(err))}`);
+    });
+  }
+
+  /**
+   * Marks the connection as needed by a long-lived holder (a resource subscription) until the
+   * returned release is called, so whoever decides to stop idle servers can leave it running.
+   */
+  lease(): () => void {
+    this.leases++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.leases--;
+    };
+  }
+
+  /** Whether some holder asked to keep this connection (see lease()). */
+  get leased(): boolean {
+    return this.leases > 0;
+  }
+
   async close(): Promise<void> {
     if (!this.closed) {
       this.closed = true;
@@ -239,11 +294,11 @@ export class Downstream {
           clientInfo: this.deps.clientInfo,
           secrets: this.deps.secrets,
           ...(this.deps.auth ? { auth: this.deps.auth } : {}),
-          ...(this.deps.onElicit ? { onElicit: this.deps.onElicit } : {}),
           timeoutMs: this.deps.connectTimeoutMs,
           signal: this.shutdown.signal,
           onListChanged: (kind) => this.onListChanged(token, kind),
           onClose: () => this.onTransportClosed(token),
+          ...(this.deps.hooks ? { peer: this.peerHooks(this.deps.hooks) } : {}),
         });
         token.session = session;
         if (this.closed) {
@@ -267,6 +322,7 @@ export class Downstream {
     this.tools = session.tools;
     this.resources = session.resources;
     this.prompts = session.prompts;
+    this.resourceTemplates = session.resourceTemplates;
     this.instructions = session.instructions;
     this.serverVersion = session.serverVersion;
     this.error = undefined;
@@ -282,6 +338,20 @@ export class Downstream {
     }
     // A list_changed that raced the initial listing: list again.
     for (const kind of token.dirty) this.onListChanged(token, kind);
+    this.deps.hooks?.connected(this.origin());
+  }
+
+  private origin(): ConnectionOrigin {
+    return this.deps.connection !== undefined ? { server: this.name, connection: this.deps.connection } : { server: this.name };
+  }
+
+  private peerHooks(hooks: ClientHooks) {
+    const origin = this.origin();
+    return {
+      capabilities: hooks.capabilities,
+      request: (req: { method: string; params?: Record<string, unknown> }, signal: AbortSignal) => hooks.request(origin, req, signal),
+      notification: (n: { method: string; params?: Record<string, unknown> }) => hooks.notification(origin, n),
+    };
   }
 
   private onConnectFailed(err: unknown): void {
@@ -402,10 +472,14 @@ export class Downstream {
     const opts: RequestOptions = { timeout: this.deps.connectTimeoutMs, signal: this.shutdown.signal };
     try {
       const items = await listAllOf(kind, s.client, opts);
+      // Templates change with resources (one list_changed covers both).
+      const templates = kind === "resources" ? await listResourceTemplates(s.client, opts).catch(() => s.resourceTemplates) : undefined;
       if (this.session !== s) return; // a newer session lists for itself
       if (kind === "tools") this.tools = s.tools = items as Tool[];
-      else if (kind === "resources") this.resources = s.resources = items as Resource[];
-      else this.prompts = s.prompts = items as Prompt[];
+      else if (kind === "resources") {
+        this.resources = s.resources = items as Resource[];
+        if (templates) this.resourceTemplates = s.resourceTemplates = templates;
+      } else this.prompts = s.prompts = items as Prompt[];
       this.generation++;
       this.deps.changed(this.name);
     } catch (err) {

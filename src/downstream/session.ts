@@ -7,14 +7,22 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
+  CreateMessageRequestSchema,
+  ElicitationCompleteNotificationSchema,
   ElicitRequestSchema,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
-  type ElicitRequest,
+  type ClientCapabilities,
+  type CreateMessageResult,
   type ElicitResult,
+  type ListRootsResult,
   type Prompt,
   type Resource,
+  type ResourceTemplate,
   type ServerCapabilities,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -22,7 +30,7 @@ import type { ServerConfig } from "../config/schema.js";
 import { buildChildEnv, resolveChildCwd } from "./child-env.js";
 import { SENSITIVE_NAME_RE, sanitizeLine, sanitizeText, sensitiveEnvValues, summarizeStartupStderr } from "./sanitize.js";
 import { ProcessGroupStdioTransport } from "./stdio-transport.js";
-import { LockedError, NeedsAuthError, type RemoteAuth, type RemoteAuthSession, type SecretResolver } from "./types.js";
+import { LockedError, NeedsAuthError, type PeerMessage, type RemoteAuth, type RemoteAuthSession, type SecretResolver } from "./types.js";
 
 export type ListKind = "tools" | "resources" | "prompts";
 
@@ -35,11 +43,6 @@ export interface OpenSessionOptions {
   secrets?: SecretResolver;
   /** OAuth for remote servers: signs requests, raises NeedsAuthError. */
   auth?: RemoteAuth;
-  /**
-   * Answers the downstream's elicitation requests; when set, the session declares elicitation
-   * (form mode, with schema defaults applied to accepted answers).
-   */
-  onElicit?: (params: ElicitRequest["params"], signal: AbortSignal) => Promise<ElicitResult>;
   timeoutMs: number;
   /** Called when the downstream says one of its lists changed. */
   onListChanged?: (kind: ListKind) => void;
@@ -48,6 +51,15 @@ export interface OpenSessionOptions {
   parentEnv?: NodeJS.ProcessEnv;
   /** Aborts the attempt (supervisor shutdown); the child, if any, is killed. */
   signal?: AbortSignal;
+  /** Server→client traffic of this connection (see ClientHooks); omitted = declare nothing. */
+  peer?: SessionPeer;
+}
+
+/** ClientHooks bound to one connection. */
+export interface SessionPeer {
+  capabilities: ClientCapabilities;
+  request(request: PeerMessage, signal: AbortSignal): Promise<Record<string, unknown>>;
+  notification(notification: PeerMessage): void;
 }
 
 const MAX_LIST_PAGES = 200;
@@ -68,6 +80,7 @@ export class Session {
     public tools: Tool[],
     public resources: Resource[],
     public prompts: Prompt[],
+    public resourceTemplates: ResourceTemplate[] = [],
   ) {}
 
   get capabilities(): ServerCapabilities {
@@ -150,9 +163,23 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
     }
     redact.push(...secretValues);
 
-    const onElicit = opts.onElicit;
-    client = new Client(opts.clientInfo, { capabilities: onElicit ? { elicitation: { form: { applyDefaults: true } } } : {} });
-    if (onElicit) client.setRequestHandler(ElicitRequestSchema, (req, extra) => onElicit(req.params, extra.signal));
+    const peer = opts.peer;
+    client = new Client(opts.clientInfo, { capabilities: peer?.capabilities ?? {} });
+    if (peer) {
+      // The gateway decides where these go; the SDK client has validated the request's shape and
+      // validates the answer against the method's result schema before it goes back.
+      const ask = <T>(req: { method: string; params?: unknown }, extra: { signal: AbortSignal }) =>
+        peer.request({ method: req.method, ...(req.params ? { params: req.params as Record<string, unknown> } : {}) }, extra.signal) as Promise<T>;
+      const caps = peer.capabilities;
+      if (caps.sampling) client.setRequestHandler(CreateMessageRequestSchema, (req, extra) => ask<CreateMessageResult>(req, extra));
+      if (caps.elicitation) client.setRequestHandler(ElicitRequestSchema, (req, extra) => ask<ElicitResult>(req, extra));
+      if (caps.roots) client.setRequestHandler(ListRootsRequestSchema, (req, extra) => ask<ListRootsResult>(req, extra));
+      const relay = (n: { method: string; params?: unknown }) =>
+        peer.notification({ method: n.method, ...(n.params ? { params: n.params as Record<string, unknown> } : {}) });
+      client.setNotificationHandler(LoggingMessageNotificationSchema, relay);
+      client.setNotificationHandler(ResourceUpdatedNotificationSchema, relay);
+      if (caps.elicitation) client.setNotificationHandler(ElicitationCompleteNotificationSchema, relay);
+    }
     const onListChanged = opts.onListChanged;
     if (onListChanged) {
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => onListChanged("tools"));
@@ -179,12 +206,13 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
     const caps = client.getServerCapabilities() ?? {};
     phase = "listing resources and prompts";
     // Resources and prompts are optional extras: a failure to list them never fails the connect.
-    const [resources, prompts] = await Promise.all([
+    const [resources, prompts, templates] = await Promise.all([
       caps.resources ? (listAllOf("resources", client, connectOpts) as Promise<Resource[]>).catch(() => []) : Promise.resolve([]),
       caps.prompts ? (listAllOf("prompts", client, connectOpts) as Promise<Prompt[]>).catch(() => []) : Promise.resolve([]),
+      caps.resources ? listResourceTemplates(client, connectOpts).catch(() => []) : Promise.resolve([]),
     ]);
     if (controller.signal.aborted) throw controller.signal.reason;
-    const session = new Session(client, transport, stdio, secretValues, tools, resources, prompts);
+    const session = new Session(client, transport, stdio, secretValues, tools, resources, prompts, templates);
     if (authSession) session.auth = authSession;
     sessionRef = session;
     session.closed = closedEarly;
@@ -264,6 +292,19 @@ export async function listAllOf(kind: ListKind, client: Client, opts: RequestOpt
     cursor = r.next;
   }
   return out as Tool[] | Resource[] | Prompt[];
+}
+
+/** Every page of the resource template list (bounded like listAllOf). */
+export async function listResourceTemplates(client: Client, opts: RequestOptions): Promise<ResourceTemplate[]> {
+  const out: ResourceTemplate[] = [];
+  let cursor: string | undefined;
+  for (let i = 0; i < MAX_LIST_PAGES; i++) {
+    const r = await client.listResourceTemplates(cursor ? { cursor } : undefined, opts);
+    out.push(...r.resourceTemplates);
+    if (!r.nextCursor || r.nextCursor === cursor) break;
+    cursor = r.nextCursor;
+  }
+  return out;
 }
 
 function withAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {

@@ -1,14 +1,16 @@
 // The supervisor holds one Downstream per configured server, starts the in-scope ones
 // concurrently, publishes each as soon as it is ready, and tells listeners what changed.
 // The gateway never touches a transport: it asks the supervisor.
-import type { CallToolResult, GetPromptResult, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
-import type { ServerConfig } from "../config/schema.js";
+import type { CallToolResult, CompleteRequest, CompleteResult, GetPromptResult, LoggingLevel, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
+import { isPerSession, type ServerConfig } from "../config/schema.js";
 import { DEFAULT_BACKOFF } from "./backoff.js";
 import { Downstream } from "./downstream.js";
 import { NotConnectedError, type CallOptions, type DownstreamSnapshot, type SupervisorOptions } from "./types.js";
 
 export class Supervisor {
   private readonly downstreams = new Map<string, Downstream>();
+  /** Connections dedicated to one upstream session: tag → server → Downstream (see CallOptions.connection). */
+  private readonly dedicated = new Map<string, Map<string, Downstream>>();
   private readonly listeners = new Set<(server: string) => void>();
   private readonly pending = new Set<string>();
   private flushScheduled = false;
@@ -19,17 +21,20 @@ export class Supervisor {
     for (const [name, cfg] of Object.entries(opts.servers)) this.downstreams.set(name, this.create(name, cfg));
   }
 
-  private create(name: string, cfg: ServerConfig): Downstream {
+  /** A connection to one server: the shared one, or one dedicated to a session's tag. */
+  private create(name: string, cfg: ServerConfig, connection?: string): Downstream {
     return new Downstream(name, cfg, {
       allServers: this.opts.servers,
       clientInfo: this.opts.clientInfo,
       secrets: this.opts.secrets,
       ...(this.opts.auth ? { auth: this.opts.auth } : {}),
-      ...(this.opts.onElicit ? { onElicit: this.opts.onElicit } : {}),
       connectTimeoutMs: this.opts.connectTimeoutMs,
       backoff: this.opts.backoff ?? DEFAULT_BACKOFF,
       log: this.opts.log ?? (() => {}),
-      changed: (server) => this.changed(server),
+      // The catalogue follows the shared connection; a dedicated one changes nothing visible.
+      changed: connection === undefined ? (server) => this.changed(server) : () => {},
+      ...(this.opts.hooks ? { hooks: this.opts.hooks } : {}),
+      ...(connection !== undefined ? { connection } : {}),
     });
   }
 
@@ -42,7 +47,14 @@ export class Supervisor {
     const old = this.get(name);
     this.downstreams.set(name, this.create(name, cfg));
     this.changed(name);
-    await old.close();
+    // Sessions' own connections follow the new config too: they reopen on their next request.
+    const dedicated: Downstream[] = [];
+    for (const mine of this.dedicated.values()) {
+      const d = mine.get(name);
+      if (d) dedicated.push(d);
+      mine.delete(name);
+    }
+    await Promise.all([old.close(), ...dedicated.map((d) => d.close())]);
   }
 
   /** Drops and re-opens one server's connection at once (see Downstream.reconnect). */
@@ -93,15 +105,61 @@ export class Supervisor {
 
   /** Calls a tool by its wire name. `isError` results are normal results. */
   async callTool(server: string, wireTool: string, args: Record<string, unknown>, opts?: CallOptions): Promise<CallToolResult> {
-    return (await this.get(server).callTool(wireTool, args, opts)) as CallToolResult;
+    return (await this.pick(server, opts).callTool(wireTool, args, opts)) as CallToolResult;
   }
 
   async readResource(server: string, uri: string, opts?: CallOptions): Promise<ReadResourceResult> {
-    return this.get(server).readResource(uri, opts);
+    return this.pick(server, opts).readResource(uri, opts);
   }
 
   async getPrompt(server: string, name: string, args: Record<string, string> | undefined, opts?: CallOptions): Promise<GetPromptResult> {
-    return this.get(server).getPrompt(name, args, opts);
+    return this.pick(server, opts).getPrompt(name, args, opts);
+  }
+
+  async complete(server: string, params: CompleteRequest["params"], opts?: CallOptions): Promise<CompleteResult> {
+    return this.pick(server, opts).complete(params, opts);
+  }
+
+  async subscribeResource(server: string, uri: string, opts?: CallOptions): Promise<void> {
+    await this.pick(server, opts).subscribeResource(uri, opts);
+  }
+
+  async unsubscribeResource(server: string, uri: string, opts?: CallOptions): Promise<void> {
+    await this.pick(server, opts).unsubscribeResource(uri, opts);
+  }
+
+  async setLoggingLevel(server: string, level: LoggingLevel, opts?: CallOptions): Promise<void> {
+    await this.pick(server, opts).setLoggingLevel(level, opts);
+  }
+
+  /** Tells one connection the client's roots changed (skipped while it is not connected). */
+  async sendRootsListChanged(server: string, opts?: CallOptions): Promise<void> {
+    const d = this.existing(server, opts?.connection);
+    await d?.sendRootsListChanged();
+  }
+
+  /** Keeps a connection open for a long-lived holder until released (see Downstream.lease). */
+  lease(server: string, opts?: CallOptions): () => void {
+    return this.pick(server, opts).lease();
+  }
+
+  /** The ready state and declared capabilities of one connection, without starting anything. */
+  connectionSnapshot(server: string, connection?: string): DownstreamSnapshot | undefined {
+    if (connection === undefined) return this.snapshot(server);
+    return this.dedicated.get(connection)?.get(server)?.snapshot();
+  }
+
+  /** The servers a dedicated connection tag has open. */
+  dedicatedServers(connection: string): string[] {
+    return [...(this.dedicated.get(connection)?.keys() ?? [])].sort();
+  }
+
+  /** Closes every connection opened for one upstream session (its processes are killed). */
+  async closeConnections(connection: string): Promise<void> {
+    const mine = this.dedicated.get(connection);
+    if (!mine) return;
+    this.dedicated.delete(connection);
+    await Promise.all([...mine.values()].map((d) => d.close()));
   }
 
   /** Skips the backoff wait of one server (or all), e.g. after the vault was unlocked. */
@@ -113,9 +171,38 @@ export class Supervisor {
   close(): Promise<void> {
     if (!this.closing) {
       this.closed = true;
-      this.closing = Promise.all([...this.downstreams.values()].map((d) => d.close())).then(() => undefined);
+      const all = [...this.downstreams.values(), ...[...this.dedicated.values()].flatMap((m) => [...m.values()])];
+      this.dedicated.clear();
+      this.closing = Promise.all(all.map((d) => d.close())).then(() => undefined);
     }
     return this.closing;
+  }
+
+  /**
+   * The connection a request goes to: the shared one, or for a `connection: per-session` server
+   * asked with a tag, the tag's own connection, opened on first use.
+   */
+  private pick(name: string, opts?: CallOptions): Downstream {
+    const shared = this.get(name);
+    const tag = opts?.connection;
+    if (tag === undefined || !isPerSession(shared.cfg) || !shared.cfg.enabled) return shared;
+    if (this.closed) return shared; // its requests fail with "shutting down"
+    let mine = this.dedicated.get(tag);
+    if (!mine) {
+      mine = new Map();
+      this.dedicated.set(tag, mine);
+    }
+    let d = mine.get(name);
+    if (!d) {
+      d = this.create(name, shared.cfg, tag);
+      mine.set(name, d);
+      d.start();
+    }
+    return d;
+  }
+
+  private existing(name: string, tag: string | undefined): Downstream | undefined {
+    return tag === undefined ? this.downstreams.get(name) : this.dedicated.get(tag)?.get(name);
   }
 
   private get(name: string): Downstream {

@@ -1,7 +1,7 @@
 // Public types of the downstream layer: what the gateway sees of each downstream MCP server and
 // the errors it must tell apart (not connected, vault locked, outcome unknown).
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { ElicitRequest, ElicitResult, Prompt, Resource, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { ClientCapabilities, Prompt, Resource, ResourceTemplate, ServerCapabilities, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ServerConfig } from "../config/schema.js";
 
 export type ServerState = "connecting" | "ready" | "failed" | "locked" | "needs_auth" | "disabled";
@@ -13,6 +13,10 @@ export interface DownstreamSnapshot {
   tools: Tool[];
   resources: Resource[];
   prompts: Prompt[];
+  /** Resource templates, listed with the resources (empty when the server has none). */
+  resourceTemplates: ResourceTemplate[];
+  /** What the server declared at its handshake (logging, completions, resources.subscribe, ...). */
+  capabilities?: ServerCapabilities;
   instructions?: string;
   serverVersion?: { name: string; version: string };
   /** Last connect/transport error, already sanitised (never secrets). */
@@ -124,7 +128,42 @@ export class NotConnectedError extends Error {
   }
 }
 
+/**
+ * Which connection a message came from: the server, and for a connection dedicated to one
+ * upstream session (`connection: per-session`), the tag the gateway opened it with.
+ */
+export interface ConnectionOrigin {
+  server: string;
+  connection?: string;
+}
+
+/** A JSON-RPC request or notification as it crosses the downstream boundary. */
+export interface PeerMessage {
+  method: string;
+  params?: Record<string, unknown>;
+}
+
+/**
+ * How server→client traffic leaves the downstream layer. The downstream only exposes these hooks;
+ * the gateway decides where each message goes (docs/protocol.md).
+ */
+export interface ClientHooks {
+  /** Client capabilities declared to every downstream: what the gateway can route. */
+  capabilities: ClientCapabilities;
+  /** sampling/createMessage, elicitation/create, roots/list: resolve with the result or throw an McpError. */
+  request(origin: ConnectionOrigin, request: PeerMessage, signal: AbortSignal): Promise<Record<string, unknown>>;
+  /** notifications/message, notifications/resources/updated, notifications/elicitation/complete. */
+  notification(origin: ConnectionOrigin, notification: PeerMessage): void;
+  /** A (re)connect finished: per-connection state (log level, subscriptions) must be applied again. */
+  connected(origin: ConnectionOrigin): void;
+}
+
 export interface CallOptions {
+  /**
+   * The tag of a connection dedicated to one upstream session, for servers with
+   * `connection: per-session`; omitted = the shared connection.
+   */
+  connection?: string;
   /** Hard cap for this request; when omitted a default idle timeout applies that progress resets. */
   timeoutMs?: number;
   signal?: AbortSignal;
@@ -139,9 +178,9 @@ export interface SupervisorOptions {
   secrets?: SecretResolver;
   /** OAuth for remote servers (src/auth). */
   auth?: RemoteAuth;
-  /** Answers downstream elicitation requests (see OpenSessionOptions.onElicit). */
-  onElicit?: (params: ElicitRequest["params"], signal: AbortSignal) => Promise<ElicitResult>;
   log?: (level: "info" | "warn" | "error", msg: string) => void;
   /** Reconnect backoff; defaults to 500ms → 30s with full jitter. */
   backoff?: { initialMs: number; maxMs: number };
+  /** Where server→client requests and notifications go; without hooks the client declares nothing. */
+  hooks?: ClientHooks;
 }

@@ -11,6 +11,7 @@ import { estimateTokens } from "../util/units.js";
 import type { StreamedPayload } from "../vault/results.js";
 import { errorText } from "../util/errors.js";
 import type { Hub } from "./hub.js";
+import type { Caller } from "./passthrough/router.js";
 import { advertisedName } from "./management.js";
 import { buildReceipt, jsonBytes, receiptBudget } from "./receipts.js";
 import { checkArguments } from "./validate-args.js";
@@ -24,6 +25,8 @@ export interface InvokeOptions {
   timeoutMs?: number;
   signal?: AbortSignal;
   onProgress?: (p: { progress: number; total?: number; message?: string }) => void;
+  /** The upstream session the call is made for: server→client requests it causes go there. */
+  caller?: Caller;
 }
 
 /** A call that never reached the downstream because its arguments were wrong. */
@@ -67,11 +70,18 @@ export async function invokeTool(
   const started = performance.now();
   let result: CallToolResult;
   try {
-    result = await hub.supervisor.callTool(entry.server, entry.wire, args, {
-      timeoutMs: effectiveTimeout(hub, opts.timeoutMs),
-      ...(opts.signal ? { signal: opts.signal } : {}),
-      ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
-    });
+    result = await hub.passthrough.run(
+      opts.caller,
+      entry.server,
+      (route) =>
+        hub.supervisor.callTool(entry.server, entry.wire, args, {
+          ...route,
+          timeoutMs: effectiveTimeout(hub, opts.timeoutMs),
+          ...(opts.signal ? { signal: opts.signal } : {}),
+          ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+        }),
+      opts.signal,
+    );
   } catch (err) {
     record(hub, view, entry, opts.via, performance.now() - started, false, argsBytes, 0, 0, errorClass(err));
     throw err;

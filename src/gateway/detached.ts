@@ -9,6 +9,7 @@ import type { DetachedRecord } from "../vault/detached.js";
 import { effectiveTimeout, InvalidArgumentsError, invokeTool } from "./call.js";
 import { errorText } from "../util/errors.js";
 import type { Hub } from "./hub.js";
+import type { Caller } from "./passthrough/router.js";
 import { advertisedName } from "./management.js";
 import type { AgentView } from "./view.js";
 
@@ -39,7 +40,11 @@ export class DetachedRegistry {
     return this.running.size;
   }
 
-  async start(view: AgentView, entry: CatalogEntry, args: unknown, timeoutMs?: number): Promise<JsonObject> {
+  /**
+   * `caller` is the session that starts the call: server→client requests the call causes go to
+   * it while it lives (the starting request itself is over by then, so none is named).
+   */
+  async start(view: AgentView, entry: CatalogEntry, args: unknown, timeoutMs?: number, caller?: Caller): Promise<JsonObject> {
     if (this.running.size >= MAX_DETACHED_IN_FLIGHT) {
       throw new DetachedError(
         `too many detached calls in flight (${this.running.size} of ${MAX_DETACHED_IN_FLIGHT}); poll the existing callIds or wait for one to finish`,
@@ -50,7 +55,7 @@ export class DetachedRegistry {
     const run: Running = { entry, owner: view.owner, started: Date.now(), controller: new AbortController() };
     this.running.set(callId, run);
     await this.journal({ ...base(callId, run, this.instance), state: "pending" });
-    void this.execute(callId, run, view, args, timeout);
+    void this.execute(callId, run, view, args, timeout, caller ? { peer: caller.peer } : undefined);
     return {
       status: "accepted",
       callId,
@@ -63,13 +68,14 @@ export class DetachedRegistry {
     };
   }
 
-  private async execute(callId: string, run: Running, view: AgentView, args: unknown, timeout: number): Promise<void> {
+  private async execute(callId: string, run: Running, view: AgentView, args: unknown, timeout: number, caller?: Caller): Promise<void> {
     let outcome: Finished;
     try {
       const result = await invokeTool(this.hub, view, run.entry, args, {
         via: "detach",
         timeoutMs: timeout,
         signal: run.controller.signal,
+        ...(caller ? { caller } : {}),
       });
       outcome = { state: "done", entry: run.entry, owner: run.owner, started: run.started, finished: Date.now(), result };
     } catch (err) {

@@ -17,6 +17,7 @@ import { errorText } from "../util/errors.js";
 import { VERSION } from "../version.js";
 import { DetachedRegistry } from "./detached.js";
 import type { Logger } from "./log.js";
+import { Passthrough } from "./passthrough/router.js";
 import { Scope } from "./policy/scope.js";
 import { AgentView } from "./view.js";
 
@@ -29,6 +30,8 @@ export interface HubOptions {
   log: Logger;
   /** The config file, so a needs-sign-in message names the exact command. */
   configPath?: string;
+  /** A stdio gateway: exactly one upstream session, which owns every downstream connection. */
+  singleSession?: boolean;
 }
 
 export class Hub {
@@ -37,6 +40,8 @@ export class Hub {
   readonly detached: DetachedRegistry;
   readonly telemetry: Telemetry;
   readonly auth: OAuthManager;
+  /** Routes server→client requests and notifications between downstreams and upstream sessions. */
+  readonly passthrough: Passthrough;
   private readonly views = new Map<string, AgentView>();
   /** Supervisor generation last applied to the catalogue, per server (avoids re-indexing twice). */
   private readonly applied = new Map<string, number>();
@@ -62,6 +67,7 @@ export class Hub {
     const secrets: SecretResolver = new VaultSecretResolver({ dataDir: opts.dataDir, env: opts.env, keyring: openOnce });
     const log = (level: "info" | "warn" | "error", msg: string) => opts.log[level](msg);
     this.auth = new OAuthManager({ dataDir: opts.dataDir, env: opts.env, keyring: openOnce, secrets, log, ...(opts.configPath ? { configPath: opts.configPath } : {}) });
+    this.passthrough = new Passthrough({ config, supervisor: () => this.supervisor, log: opts.log, singleSession: opts.singleSession === true });
     this.supervisor = new Supervisor({
       servers: config.servers,
       connectTimeoutMs: config.connect_timeout,
@@ -69,6 +75,7 @@ export class Hub {
       secrets,
       auth: this.auth,
       log,
+      hooks: this.passthrough.hooks,
     });
     this.supervisor.onChange((server) => this.syncServer(server));
     this.telemetry = Telemetry.open({ dataDir: opts.dataDir });
@@ -162,6 +169,7 @@ export class Hub {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.passthrough.close();
     this.detached.cancelAll();
     await this.supervisor.close();
     this.auth.close();

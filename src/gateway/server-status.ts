@@ -29,6 +29,9 @@ export interface ServerStatus {
 export function serverStatus(hub: Hub, name: string): ServerStatus | undefined {
   const cfg = hub.config.servers[name];
   if (!cfg) return undefined;
+  // The catalogue follows the supervisor one tick late; bring it up to date so a surface never
+  // reports a server as ready with the tool count of before.
+  hub.syncServer(name);
   const snap = hub.supervisor.snapshot(name);
   const state = !cfg.enabled ? "disabled" : (snap?.state ?? (hub.willStart(name) ? "connecting" : "not_started"));
   return {

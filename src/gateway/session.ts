@@ -4,34 +4,56 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
+  CompleteRequestSchema,
   ErrorCode,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   McpError,
   ReadResourceRequestSchema,
+  RootsListChangedNotificationSchema,
+  SetLevelRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
   type CallToolResult,
-  type Prompt,
-  type Resource,
+  type CompleteResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import { splitNamespaced } from "../catalog/names.js";
+import { isNamespaced } from "../config/schema.js";
 import { canonicalJson } from "../util/canonical-json.js";
 import { VERSION } from "../version.js";
 import { downstreamFailure, InvalidArgumentsError, invokeTool } from "./call.js";
 import { errorText } from "../util/errors.js";
 import type { Hub } from "./hub.js";
+import {
+  HOWTO_URI,
+  listPrompts,
+  listResources,
+  listResourceTemplates,
+  published,
+  resolvePrompt,
+  resolveResource,
+  resolveTemplate,
+  type Published,
+} from "./listings.js";
 import { advertisedName, managementToolFor } from "./management.js";
+import { UPSTREAM_SERVER_CAPABILITIES } from "./passthrough/capabilities.js";
+import { isWireError, toWire, WireError } from "./passthrough/errors.js";
+import { UpstreamPeer } from "./passthrough/peer.js";
+import type { Caller } from "./passthrough/router.js";
 import { runManagementTool } from "./tools/index.js";
+import { mountConflicts } from "./tools/list-servers.js";
 import { jsonResult, type ToolContext } from "./tools/context.js";
 import { locateTool } from "./tools/locate.js";
 import type { AgentView } from "./view.js";
 
-const HOWTO_URI = "mcphub://howto";
-
 export interface Session {
   server: Server;
-  /** Stops listening for catalogue changes; call when the connection ends. */
+  /** This session as the protocol pass-through knows it. */
+  peer: UpstreamPeer;
+  /** Stops listening for catalogue changes and releases what the session held; idempotent. */
   dispose(): void;
 }
 
@@ -39,14 +61,15 @@ export function createSession(hub: Hub, view: AgentView): Session {
   const server = new Server(
     { name: "mcphub", version: VERSION },
     {
-      capabilities: {
-        tools: { listChanged: true },
-        resources: { listChanged: true },
-        prompts: { listChanged: true },
-      },
+      capabilities: UPSTREAM_SERVER_CAPABILITIES,
       instructions: view.instructions,
     },
   );
+  const peer = new UpstreamPeer(server, view);
+  hub.passthrough.attach(peer);
+  server.oninitialized = () => peer.markInitialized();
+  const pass = hub.passthrough;
+  const caller = (requestId: Caller["requestId"]): Caller => ({ peer, ...(requestId !== undefined ? { requestId } : {}) });
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: view.advertisement().tools }));
 
@@ -56,6 +79,7 @@ export function createSession(hub: Hub, view: AgentView): Session {
       hub,
       view,
       signal: extra.signal,
+      caller: caller(extra.requestId),
       ...(token !== undefined
         ? {
             onProgress: (p: { progress: number; total?: number; message?: string }) => {
@@ -67,62 +91,117 @@ export function createSession(hub: Hub, view: AgentView): Session {
         : {}),
     };
     const name = req.params.name;
+    // No published downstream name is a management alias: the mount plan refuses those.
     const management = managementToolFor(name);
     if (management) return runManagementTool(management, ctx, req.params.arguments);
     return callMounted(ctx, name, req.params.arguments);
   });
 
-  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: listResources(hub, view) }));
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: listResources(published(hub, view)) }));
+
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: listResourceTemplates(published(hub, view)) }));
 
   server.setRequestHandler(ReadResourceRequestSchema, async (req, extra) => {
     const uri = req.params.uri;
     if (uri === HOWTO_URI) return { contents: [{ uri, mimeType: "text/markdown", text: howto(view) }] };
-    const ref = parseResourceUri(uri);
-    if (!ref || !view.scope.allowsServer(ref.server)) {
-      throw new McpError(ErrorCode.InvalidParams, `unknown resource ${uri}; list resources to see what is available`);
-    }
+    const owned = await resolveOrWait(hub, view, (p) => resolveResource(hub, view, p, uri));
+    const bare = !isNamespaced(hub.config.servers[owned.server] ?? { enabled: true });
     try {
-      const result = await hub.supervisor.readResource(ref.server, ref.uri, { signal: extra.signal });
-      return { ...result, contents: result.contents.map((c) => ({ ...c, uri })) };
+      const result = await pass.run(
+        caller(extra.requestId),
+        owned.server,
+        (o) => hub.supervisor.readResource(owned.server, owned.name, { ...o, signal: extra.signal }),
+        extra.signal,
+      );
+      if (bare) return result;
+      return { ...result, contents: result.contents.map((c) => ({ ...c, uri: c.uri === owned.name ? uri : `mcphub://${encodeURIComponent(owned.server)}/${encodeURIComponent(c.uri)}` })) };
     } catch (err) {
-      throw new McpError(ErrorCode.InternalError, `read ${uri}: ${errorText(err)}`);
+      if (isWireError(err)) throw toWire(err);
+      throw new WireError(ErrorCode.InternalError, `read ${uri}: ${errorText(err)}`);
     }
   });
 
-  server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: listPrompts(hub, view) }));
+  server.setRequestHandler(SubscribeRequestSchema, async (req) => {
+    const uri = req.params.uri;
+    if (uri === HOWTO_URI) return {}; // static: never updated
+    const owned = await resolveOrWait(hub, view, (p) => resolveResource(hub, view, p, uri));
+    await pass.subscribe(peer, owned.server, owned.name, uri);
+    return {};
+  });
+
+  server.setRequestHandler(UnsubscribeRequestSchema, async (req) => {
+    const uri = req.params.uri;
+    if (uri === HOWTO_URI) return {};
+    const owned = resolveResource(hub, view, published(hub, view), uri);
+    if (!("error" in owned)) pass.unsubscribe(peer, owned.server, owned.name);
+    return {};
+  });
+
+  server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: listPrompts(published(hub, view)) }));
 
   server.setRequestHandler(GetPromptRequestSchema, async (req, extra) => {
-    const ref = splitNamespaced(req.params.name);
-    if (!ref || !view.scope.allowsServer(ref.server)) {
-      throw new McpError(ErrorCode.InvalidParams, `unknown prompt ${req.params.name}; list prompts to see what is available`);
-    }
+    const name = req.params.name;
+    const owned = await resolveOrWait(hub, view, (p) => resolvePrompt(hub, view, p, name));
     try {
-      return await hub.supervisor.getPrompt(ref.server, ref.tool, req.params.arguments, { signal: extra.signal });
+      return await pass.run(
+        caller(extra.requestId),
+        owned.server,
+        (o) => hub.supervisor.getPrompt(owned.server, owned.name, req.params.arguments, { ...o, signal: extra.signal }),
+        extra.signal,
+      );
     } catch (err) {
-      throw new McpError(ErrorCode.InternalError, `get prompt ${req.params.name}: ${errorText(err)}`);
+      if (isWireError(err)) throw toWire(err);
+      throw new WireError(ErrorCode.InternalError, `get prompt ${name}: ${errorText(err)}`);
     }
   });
+
+  server.setRequestHandler(CompleteRequestSchema, async (req, extra): Promise<CompleteResult> => {
+    const ref = req.params.ref;
+    const owned = await resolveOrWait(hub, view, (p) =>
+      ref.type === "ref/prompt" ? resolvePrompt(hub, view, p, ref.name) : resolveTemplate(hub, view, p, ref.uri),
+    );
+    const snap = hub.supervisor.snapshot(owned.server);
+    // A server without completions has no suggestions to offer: an empty answer, not an error.
+    if (snap?.connected && !snap.capabilities?.completions) return { completion: { values: [], hasMore: false } };
+    const params = { ...req.params, ref: ref.type === "ref/prompt" ? { ...ref, name: owned.name } : { ...ref, uri: owned.name } };
+    try {
+      return await pass.complete(caller(extra.requestId), owned.server, params, extra.signal);
+    } catch (err) {
+      if (isWireError(err)) throw toWire(err);
+      throw new WireError(ErrorCode.InternalError, `completion/complete: ${errorText(err)}`);
+    }
+  });
+
+  server.setRequestHandler(SetLevelRequestSchema, async (req) => {
+    await pass.setLevel(peer, req.params.level);
+    return {};
+  });
+
+  server.setNotificationHandler(RootsListChangedNotificationSchema, () => pass.rootsChanged(peer));
 
   // list_changed only when what this session advertises really changed, so a harness's prompt
   // cache survives downstream churn that does not touch its listing.
+  const resourcesOf = (p: Published) => canonicalJson([listResources(p), listResourceTemplates(p)]);
   let toolsPrint = view.advertisement().fingerprint;
-  let resourcesPrint = canonicalJson(listResources(hub, view));
-  let promptsPrint = canonicalJson(listPrompts(hub, view));
+  let resourcesPrint = resourcesOf(published(hub, view));
+  let promptsPrint = canonicalJson(listPrompts(published(hub, view)));
   let scheduled = false;
   const check = () => {
     scheduled = false;
     if (!server.transport) return;
+    reportConflicts(hub, view);
     const t = view.advertisement().fingerprint;
     if (t !== toolsPrint) {
       toolsPrint = t;
       void server.sendToolListChanged().catch(() => undefined);
     }
-    const r = canonicalJson(listResources(hub, view));
+    const now = published(hub, view);
+    const r = resourcesOf(now);
     if (r !== resourcesPrint) {
       resourcesPrint = r;
       void server.sendResourceListChanged().catch(() => undefined);
     }
-    const p = canonicalJson(listPrompts(hub, view));
+    const p = canonicalJson(listPrompts(now));
     if (p !== promptsPrint) {
       promptsPrint = p;
       void server.sendPromptListChanged().catch(() => undefined);
@@ -135,77 +214,99 @@ export function createSession(hub: Hub, view: AgentView): Session {
   };
   const offCatalog = hub.catalog.onChange(schedule);
   const offSupervisor = hub.supervisor.onChange(schedule);
-  return {
-    server,
-    dispose: () => {
-      offCatalog();
-      offSupervisor();
-    },
+  let disposed = false;
+  const dispose = () => {
+    if (disposed) return;
+    disposed = true;
+    offCatalog();
+    offSupervisor();
+    pass.detach(peer);
   };
+  server.onclose = dispose;
+  return { server, peer, dispose };
+}
+
+const reported = new WeakMap<Hub, Set<string>>();
+
+/** Logs each refused unprefixed name once per gateway process, so an operator sees it. */
+function reportConflicts(hub: Hub, view: AgentView): void {
+  let seen = reported.get(hub);
+  if (!seen) {
+    seen = new Set();
+    reported.set(hub, seen);
+  }
+  for (const c of mountConflicts({ hub, view })) {
+    const message = String(c.message);
+    if (seen.has(message)) continue;
+    seen.add(message);
+    hub.log.warn(message);
+  }
+}
+
+/**
+ * Resolves a public prompt/resource name; when it is unknown while in-scope servers are still
+ * connecting, waits for them (bounded) and tries once more, so a request made right after
+ * startup works. Throws InvalidParams with the resolver's message otherwise.
+ */
+async function resolveOrWait(hub: Hub, view: AgentView, resolve: (p: Published) => { server: string; name: string } | { error: string }) {
+  let r = resolve(published(hub, view));
+  if ("error" in r && (await waitForPending(hub, view))) r = resolve(published(hub, view));
+  if ("error" in r) throw new WireError(ErrorCode.InvalidParams, r.error);
+  return r;
+}
+
+/** Waits for the in-scope enabled servers not yet connected; true when any became ready. */
+async function waitForPending(hub: Hub, view: AgentView, signal?: AbortSignal): Promise<boolean> {
+  const pending = Object.entries(hub.config.servers)
+    .filter(([name, cfg]) => cfg.enabled && view.scope.allowsServer(name) && !hub.supervisor.snapshot(name)?.connected)
+    .map(([name]) => name);
+  if (pending.length === 0) return false;
+  const timeoutMs = hub.config.connect_timeout + 5000;
+  const results = await Promise.allSettled(
+    pending.map((name) => hub.supervisor.waitForServer(name, { timeoutMs, ...(signal ? { signal } : {}) }).then(() => hub.syncServer(name))),
+  );
+  return results.some((r) => r.status === "fulfilled");
 }
 
 async function callMounted(ctx: ToolContext, name: string, args: unknown): Promise<CallToolResult> {
   const search = advertisedName("search_tools", ctx.view.naming);
-  if (!splitNamespaced(name)) {
-    throw new McpError(ErrorCode.InvalidParams, `unknown tool "${name}"; downstream tools are named server__tool (try ${search})`);
+  let mounted = ctx.view.toolMounts();
+  let hit = mounted.byPublished.get(name);
+  if (!hit && !mounted.conflicts.has(name) && !splitNamespaced(name) && (await waitForPending(ctx.hub, ctx.view, ctx.signal))) {
+    mounted = ctx.view.toolMounts();
+    hit = mounted.byPublished.get(name);
   }
-  let found;
+  const conflict = mounted.conflicts.get(name);
+  if (!hit && conflict) throw new WireError(ErrorCode.InvalidParams, conflict.message);
+  let entry = hit?.item;
+  if (!entry) {
+    if (!splitNamespaced(name)) {
+      throw new McpError(ErrorCode.InvalidParams, `unknown tool "${name}"; downstream tools are named server__tool (try ${search})`);
+    }
+    let found;
+    try {
+      found = await locateTool(ctx, undefined, name);
+    } catch (err) {
+      throw new McpError(ErrorCode.InvalidParams, errorText(err));
+    }
+    if ("doc" in found) {
+      throw new McpError(ErrorCode.InvalidParams, `unknown tool "${name}" (${String(found.doc.error)}); try ${search}`);
+    }
+    entry = found.entry;
+  }
   try {
-    found = await locateTool(ctx, undefined, name);
-  } catch (err) {
-    throw new McpError(ErrorCode.InvalidParams, errorText(err));
-  }
-  if ("doc" in found) {
-    throw new McpError(ErrorCode.InvalidParams, `unknown tool "${name}" (${String(found.doc.error)}); try ${search}`);
-  }
-  try {
-    return await invokeTool(ctx.hub, ctx.view, found.entry, args ?? {}, {
+    return await invokeTool(ctx.hub, ctx.view, entry, args ?? {}, {
       via: "mount",
       signal: ctx.signal,
+      ...(ctx.caller ? { caller: ctx.caller } : {}),
       ...(ctx.onProgress ? { onProgress: ctx.onProgress } : {}),
     });
   } catch (err) {
     if (err instanceof InvalidArgumentsError) return { ...jsonResult(err.document), isError: true };
-    return { content: [{ type: "text", text: downstreamFailure(found.entry.namespaced, err) }], isError: true };
+    // The client must see this one as the protocol error it is: its data lists the URLs to open.
+    if (err instanceof McpError && err.code === ErrorCode.UrlElicitationRequired) throw toWire(err);
+    return { content: [{ type: "text", text: downstreamFailure(entry.namespaced, err) }], isError: true };
   }
-}
-
-function listResources(hub: Hub, view: AgentView): Resource[] {
-  const out: Resource[] = [
-    { uri: HOWTO_URI, name: "mcphub-howto", title: "How to use this gateway", mimeType: "text/markdown" },
-  ];
-  for (const snap of hub.supervisor.snapshots()) {
-    if (!snap.connected || !view.scope.allowsServer(snap.name)) continue;
-    for (const r of snap.resources) {
-      out.push({
-        ...r,
-        uri: `mcphub://${encodeURIComponent(snap.name)}/${encodeURIComponent(r.uri)}`,
-        description: `[${snap.name}] ${r.description ?? r.name}`,
-      });
-    }
-  }
-  return out;
-}
-
-function parseResourceUri(uri: string): { server: string; uri: string } | undefined {
-  const m = /^mcphub:\/\/([^/]+)\/(.+)$/.exec(uri);
-  if (!m || m[1] === undefined || m[2] === undefined) return undefined;
-  try {
-    return { server: decodeURIComponent(m[1]), uri: decodeURIComponent(m[2]) };
-  } catch {
-    return undefined;
-  }
-}
-
-function listPrompts(hub: Hub, view: AgentView): Prompt[] {
-  const out: Prompt[] = [];
-  for (const snap of hub.supervisor.snapshots()) {
-    if (!snap.connected || !view.scope.allowsServer(snap.name)) continue;
-    for (const p of snap.prompts) {
-      out.push({ ...p, name: `${snap.name}__${p.name}`, description: `[${snap.name}] ${p.description ?? p.name}` });
-    }
-  }
-  return out;
 }
 
 function howto(view: AgentView): string {

@@ -18,7 +18,7 @@ export interface ServeOptions {
 }
 
 export async function serveStdio(opts: ServeOptions): Promise<void> {
-  const hub = new Hub(opts);
+  const hub = new Hub({ ...opts, singleSession: true });
   // Building the view validates --agent before anything is spawned.
   let view;
   try {

@@ -6,9 +6,10 @@ import type { Catalog } from "../catalog/catalog.js";
 import { catalogRevision } from "../catalog/revision.js";
 import { capabilitySummary } from "../catalog/search/summary.js";
 import type { CatalogEntry } from "../catalog/types.js";
-import type { Config } from "../config/schema.js";
+import { isNamespaced, type Config } from "../config/schema.js";
 import { canonicalJson } from "../util/canonical-json.js";
-import { managementDefinitions, type ManagementNaming, type ManagementTool, advertisedName } from "./management.js";
+import { managementDefinitions, managementToolFor, type ManagementNaming, type ManagementTool, advertisedName } from "./management.js";
+import { planMounts, type MountPlan } from "./policy/mounts.js";
 import { selectAdvertised, type BudgetReport } from "./policy/advertise.js";
 import { buildInstructions } from "./policy/instructions.js";
 import { receiptBudget } from "./receipts.js";
@@ -29,7 +30,9 @@ export class AgentView {
   readonly budget: number | undefined;
   readonly naming: ManagementNaming;
   readonly instructions: string;
-  private cache: { generation: number; entries: CatalogEntry[]; revision?: string; ad?: Advertisement } | undefined;
+  private cache:
+    | { generation: number; entries: CatalogEntry[]; revision?: string; ad?: Advertisement; mounts?: MountPlan<CatalogEntry> }
+    | undefined;
 
   constructor(
     readonly config: Config,
@@ -84,6 +87,10 @@ export class AgentView {
         pins: this.pins,
         planOf: (server) => this.catalog.planOf(server),
         resultsUnchanged: receiptBudget(this.config) === undefined,
+        bareName: (e) => {
+          const m = this.toolMounts().byPublished.get(e.wire);
+          return m !== undefined && m.item === e ? e.wire : undefined;
+        },
         ...(this.budget !== undefined ? { budget: this.budget } : {}),
       });
       // Mounted definitions come back in canonical key order, so the listing is byte-identical
@@ -97,6 +104,30 @@ export class AgentView {
       };
     }
     return c.ad;
+  }
+
+  /**
+   * The published name of every in-scope tool: `server__tool`, or for a `namespace: false` server
+   * its own name unless that name is refused (see policy/mounts.ts). A bare name that shadows any
+   * spelling of a management tool is refused too.
+   */
+  toolMounts(): MountPlan<CatalogEntry> {
+    const c = this.fresh();
+    c.mounts ??= planMounts(
+      "tool",
+      c.entries.map((e) => ({
+        server: e.server,
+        bare: e.wire,
+        qualified: e.namespaced,
+        unprefixed: !isNamespaced(this.config.servers[e.server] ?? { enabled: true }),
+        item: e,
+      })),
+      (name) => {
+        const m = managementToolFor(name);
+        return m !== undefined ? `the gateway's own ${advertisedName(m, this.naming)} tool` : undefined;
+      },
+    );
+    return c.mounts;
   }
 
   /** Resolves an inbound tool reference (public, wire or stutter spelling) within scope. */

@@ -11,6 +11,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { OAuthManager } from "../../src/auth/manager.js";
 import { signIn } from "../../src/auth/login.js";
 import { validateConfig, type ServerConfig } from "../../src/config/index.js";
@@ -105,8 +106,17 @@ async function main(): Promise<number> {
       secrets,
       auth,
       log: (level, msg) => log(`${level}: ${msg}`),
-      // What issue 12's upstream forwarding will answer; here the person accepts every default.
-      onElicit: async () => ({ action: "accept", content: {} }),
+      // The gateway's pass-through would send elicitation upstream; here the person accepts every
+      // default (the SDK client fills them in because the capability says applyDefaults).
+      hooks: {
+        capabilities: { elicitation: { form: { applyDefaults: true } } },
+        request: async (_origin, req) => {
+          if (req.method === "elicitation/create") return { action: "accept", content: {} };
+          throw new McpError(ErrorCode.MethodNotFound, `${req.method} is not answered by this client`);
+        },
+        notification: () => undefined,
+        connected: () => undefined,
+      },
     });
     supervisor.start();
     const store = await auth.openStore();

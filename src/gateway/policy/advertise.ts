@@ -34,6 +34,11 @@ export interface AdvertiseInput {
    * structured output (the SDK's Client does) would reject it. describe_tool still shows it.
    */
   resultsUnchanged?: boolean;
+  /**
+   * The unprefixed name an entry is mounted under (its server has `namespace: false` and the name
+   * is not refused, see policy/mounts.ts), or undefined for the namespaced `server__tool`.
+   */
+  bareName?: (entry: CatalogEntry) => string | undefined;
 }
 
 /** What the budget admitted and left out; reported by list_servers. Field names are a contract. */
@@ -63,14 +68,16 @@ export interface Advertisement {
  * with `[server]` so a model can tell sources apart. `keepOutputSchema: false` leaves out the
  * output schema (see `AdvertiseInput.resultsUnchanged`).
  */
-export function mountedDefinition(entry: CatalogEntry, opts: { keepOutputSchema?: boolean } = {}): Tool {
+export function mountedDefinition(entry: CatalogEntry, opts: { keepOutputSchema?: boolean; bareName?: string } = {}): Tool {
   const original = entry.definition.description ?? "";
   const { outputSchema, ...definition } = entry.definition;
+  // An unprefixed mount stands in for the server itself: its definition keeps its own wording.
+  const description = opts.bareName !== undefined ? entry.definition.description : original === "" ? `[${entry.server}]` : `[${entry.server}] ${original}`;
   return canonicalize({
     ...definition,
     ...(outputSchema !== undefined && opts.keepOutputSchema !== false ? { outputSchema } : {}),
-    name: entry.namespaced,
-    description: original === "" ? `[${entry.server}]` : `[${entry.server}] ${original}`,
+    name: opts.bareName ?? entry.namespaced,
+    ...(description !== undefined ? { description } : {}),
   });
 }
 
@@ -96,7 +103,15 @@ export function selectAdvertised(input: AdvertiseInput): Advertisement {
     .filter((e) => input.expose === "all" || pinMatches(input.pins, e.server, e.tool, e.wire, input.planOf?.(e.server)))
     .sort((a, b) => byteOrder(a.namespaced, b.namespaced));
   const keepOutputSchema = input.resultsUnchanged ?? true;
-  const mounted = dedupeByName(eligible.map((e) => mountedDefinition(e, { keepOutputSchema })));
+  const bare = input.bareName;
+  const mounted = dedupeByName(
+    eligible
+      .map((e) => {
+        const bareName = bare?.(e);
+        return mountedDefinition(e, { keepOutputSchema, ...(bareName !== undefined ? { bareName } : {}) });
+      })
+      .sort((a, b) => byteOrder(a.name, b.name)),
+  );
   if (budget === undefined) return { tools: mounted };
 
   const tools: Tool[] = [];

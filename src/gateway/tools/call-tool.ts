@@ -37,7 +37,7 @@ export async function callTool(ctx: ToolContext, raw: unknown): Promise<CallTool
       });
     }
     try {
-      return jsonResult(await ctx.hub.detached.start(ctx.view, entry, toolArgs, args.timeout_ms));
+      return jsonResult(await ctx.hub.detached.start(ctx.view, entry, toolArgs, args.timeout_ms, ctx.caller));
     } catch (err) {
       if (err instanceof DetachedError) return badRequest(err.message);
       return badRequest(`detach ${entry.namespaced}: ${errorText(err)}`);
@@ -48,6 +48,7 @@ export async function callTool(ctx: ToolContext, raw: unknown): Promise<CallTool
       via: "call_tool",
       ...(args.timeout_ms !== undefined ? { timeoutMs: args.timeout_ms } : {}),
       signal: ctx.signal,
+      ...(ctx.caller ? { caller: ctx.caller } : {}),
       ...(ctx.onProgress ? { onProgress: ctx.onProgress } : {}),
     });
   } catch (err) {

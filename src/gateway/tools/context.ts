@@ -5,12 +5,15 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
 import type { JsonObject } from "../../catalog/types.js";
 import type { Hub } from "../hub.js";
+import type { Caller } from "../passthrough/router.js";
 import type { AgentView } from "../view.js";
 
 export interface ToolContext {
   hub: Hub;
   view: AgentView;
   signal: AbortSignal;
+  /** The upstream session and request this call serves (routes sampling, elicitation, roots). */
+  caller?: Caller;
   /** Forwards downstream progress to the caller's progress token (when the caller sent one). */
   onProgress?: (p: { progress: number; total?: number; message?: string }) => void;
 }

@@ -2,6 +2,8 @@
 // catalogue revision, the expose mode, effective pins and the schema budget report.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { JsonObject } from "../../catalog/types.js";
+import { isNamespaced, isPerSession, type ServerConfig } from "../../config/schema.js";
+import { conflictsOf, published } from "../listings.js";
 import { MANAGEMENT_TOOLS } from "../management.js";
 import { serverStatus } from "../server-status.js";
 import { jsonResult, type ToolContext } from "./context.js";
@@ -30,6 +32,7 @@ export async function listServers(ctx: ToolContext): Promise<CallToolResult> {
       ...(st.description !== undefined ? { description: st.description } : {}),
       ...(st.tags ? { tags: st.tags } : {}),
       ...(st.use_when ? { use_when: st.use_when } : {}),
+      ...passthroughSettings(hub.config.servers[name]),
       ...(st.error ? { error: st.error } : {}),
       ...(st.sign_in ? { sign_in: st.sign_in } : {}),
     });
@@ -47,7 +50,21 @@ export async function listServers(ctx: ToolContext): Promise<CallToolResult> {
     ...(ad.report ? { tool_schema_budget: ad.report as unknown as JsonObject } : {}),
     ...(view.agent !== undefined ? { agent: view.agent } : {}),
   };
+  const conflicts = mountConflicts(ctx);
+  if (conflicts.length > 0) doc.mount_conflicts = conflicts;
   const vaultProblem = await hub.vaultProblem();
   if (vaultProblem) doc.vault = { available: false, reason: vaultProblem };
   return jsonResult(doc);
+}
+
+/** The pass-through settings that differ from the defaults (docs/protocol.md). */
+function passthroughSettings(cfg: ServerConfig | undefined): JsonObject {
+  if (!cfg) return {};
+  return { ...(!isNamespaced(cfg) ? { namespace: false } : {}), ...(isPerSession(cfg) ? { connection: "per-session" } : {}) };
+}
+
+/** Names a `namespace: false` server could not publish unprefixed (see policy/mounts.ts). */
+export function mountConflicts(ctx: Pick<ToolContext, "hub" | "view">): JsonObject[] {
+  const all = [...ctx.view.toolMounts().conflicts.values(), ...conflictsOf(published(ctx.hub, ctx.view))];
+  return all.map((c) => ({ kind: c.kind, name: c.name, servers: c.servers, message: c.message }));
 }

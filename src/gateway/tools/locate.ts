@@ -16,6 +16,14 @@ export async function locateTool(
   server: string | undefined,
   tool: string,
 ): Promise<{ entry: CatalogEntry } | { doc: JsonObject }> {
+  if (server === undefined) {
+    // A tool of a `namespace: false` server may be named as it is published, without a prefix.
+    const mounts = ctx.view.toolMounts();
+    const hit = mounts.byPublished.get(tool);
+    if (hit) return { entry: hit.item };
+    const conflict = mounts.conflicts.get(tool);
+    if (conflict) throw new BadRequest(conflict.message);
+  }
   const ref = server ? (splitNamespaced(tool, server) ?? { server, tool }) : splitNamespaced(tool);
   if (!ref || ref.tool === "") {
     throw new BadRequest(

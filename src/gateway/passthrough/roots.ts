@@ -1,0 +1,54 @@
+// Roots: pinned roots as roots/list answers, and the barrier that keeps a call from overtaking
+// the roots answer its connection is still waiting for (a server such as server-filesystem asks
+// right after connecting and applies the answer to every later call).
+import { homedir } from "node:os";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+
+/** A pinned root: absolute path, `~`/`~/...`, or a file:// URI, as the roots/list entry. */
+export function rootOf(root: string): { uri: string } {
+  if (root.startsWith("file://")) return { uri: root };
+  const path = root === "~" ? homedir() : root.startsWith("~/") ? resolve(homedir(), root.slice(2)) : resolve(root);
+  return { uri: pathToFileURL(path).href };
+}
+
+export class RootsBarrier {
+  /** connection key → roots/list answers still on their way. */
+  private readonly pending = new Map<string, Set<Promise<void>>>();
+
+  /** Records a forwarded roots/list until it settles, whichever way. */
+  track(key: string, answer: Promise<unknown>): void {
+    let set = this.pending.get(key);
+    if (!set) {
+      set = new Set();
+      this.pending.set(key, set);
+    }
+    const mine = set;
+    const settled = answer.then(
+      () => undefined,
+      () => undefined,
+    );
+    mine.add(settled);
+    void settled.then(() => {
+      mine.delete(settled);
+      if (mine.size === 0 && this.pending.get(key) === mine) this.pending.delete(key);
+    });
+  }
+
+  /** Resolves once the connection has no roots answer pending, or after timeoutMs, or on abort. */
+  async settled(key: string, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    const set = this.pending.get(key);
+    if (!set || set.size === 0) return;
+    await new Promise<void>((resolveWait) => {
+      const timer = setTimeout(done, timeoutMs);
+      timer.unref();
+      function done() {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", done);
+        resolveWait();
+      }
+      signal?.addEventListener("abort", done, { once: true });
+      void Promise.all([...set]).then(done);
+    });
+  }
+}
