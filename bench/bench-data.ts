@@ -1,20 +1,27 @@
-// Loading the shared benchmark data (../shared/bench beside the repo) into catalogue entries.
+// Loading the benchmark data (bench/data: LiveMCPBench, MCP-Zero, the example config's catalogue
+// and our own natural requests) into catalogue entries and labelled queries.
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import type { CatalogEntry, JsonObject } from "../src/catalog/types.js";
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-export const BENCH_DATA = join(REPO_ROOT, "..", "shared", "bench");
+export const BENCH_DATA = join(REPO_ROOT, "bench", "data");
 
 const CatalogLine = z.object({
   server: z.string(),
   tool: z.string(),
   description: z.string().nullish(),
   inputSchema: z.record(z.string(), z.unknown()).nullish(),
+  title: z.string().nullish(),
   serverTitle: z.string().nullish(),
   serverDescription: z.string().nullish(),
+  tags: z.array(z.string()).optional(),
+  useWhen: z.array(z.string()).optional(),
+  toolUseWhen: z.array(z.string()).optional(),
 });
 export type CatalogLine = z.infer<typeof CatalogLine>;
 
@@ -57,14 +64,69 @@ export function toEntry(line: CatalogLine, server = line.server): CatalogEntry {
     description,
     inputSchema,
     definition: { name: line.tool, description, inputSchema: { type: "object", ...inputSchema } },
+    ...(line.title ? { title: line.title } : {}),
     ...(line.serverDescription ? { serverDescription: line.serverDescription } : {}),
-    tags: [],
-    useWhen: [],
-    toolUseWhen: [],
+    tags: line.tags ?? [],
+    useWhen: line.useWhen ?? [],
+    toolUseWhen: line.toolUseWhen ?? [],
   };
 }
 
 /** The groups a task needs: expectedGroups when given, else one singleton group per tool. */
 export function groupsOf(q: QueryLine): string[][] {
   return q.expectedGroups ?? q.expected.map((t) => [t]);
+}
+
+/**
+ * Which half a labelled query belongs to, fixed by its id before any tuning: the first byte of
+ * SHA-256(id), even = tune, odd = check. Rules are designed on the tune half only; the check half
+ * is what the reported targets are measured on.
+ */
+export type Half = "tune" | "check";
+export function halfOf(id: string): Half {
+  return ((createHash("sha256").update(id).digest()[0] ?? 0) & 1) === 0 ? "tune" : "check";
+}
+
+const RequestLine = z.object({
+  id: z.string(),
+  catalog: z.enum(["live", "example"]),
+  half: z.enum(["tune", "check"]),
+  query: z.string(),
+  /** Tools a person would accept as the answer (any one of them); empty = nothing in the catalogue fits. */
+  expected: z.array(z.string()),
+});
+export type RequestLine = z.infer<typeof RequestLine>;
+
+/** Our own short requests, as a person would send them to resolve_tool (bench/data/requests). */
+export function loadRequests(): RequestLine[] {
+  const lines = readJsonl(join(BENCH_DATA, "requests", "requests.jsonl"), RequestLine);
+  for (const l of lines) if (l.half !== halfOf(l.id)) throw new Error(`request ${l.id}: recorded half ${l.half} != hash half`);
+  return lines;
+}
+
+const ExampleServer = z.object({
+  description: z.string().optional(),
+  tags: z.array(z.string()).optional(),
+  use_when: z.array(z.string()).optional(),
+  tool_use_when: z.record(z.string(), z.array(z.string())).optional(),
+});
+
+/**
+ * The README example config's catalogue: the tools the three servers list (a snapshot made by
+ * bench/snapshot-example.ts) with the routing metadata of mcphub.example.yaml applied.
+ */
+export function loadExampleCatalog(): CatalogLine[] {
+  const config = z
+    .object({ servers: z.record(z.string(), ExampleServer) })
+    .parse(parseYaml(readFileSync(join(REPO_ROOT, "mcphub.example.yaml"), "utf8")));
+  return loadCatalog(join(BENCH_DATA, "example", "catalog.jsonl")).map((l) => {
+    const meta = config.servers[l.server] ?? {};
+    return {
+      ...l,
+      ...(meta.description !== undefined ? { serverDescription: meta.description } : {}),
+      tags: meta.tags ?? [],
+      useWhen: meta.use_when ?? [],
+      toolUseWhen: meta.tool_use_when?.[l.tool] ?? [],
+    };
+  });
 }

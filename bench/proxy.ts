@@ -16,7 +16,7 @@ const BIN = join(ROOT, "bin/mcphub.js");
 const ECHO = join(ROOT, "test/fixtures/echo.mjs");
 const FORWARDER = join(ROOT, "bench/forwarder.mjs");
 const CATALOG_SERVER = join(ROOT, "test/fixtures/catalog-server.mjs");
-const LIVEMCPBENCH = resolve(ROOT, "../shared/bench/livemcpbench/catalog.jsonl");
+const LIVEMCPBENCH = resolve(ROOT, "bench/data/livemcpbench/catalog.jsonl");
 
 const argv = process.argv.slice(2);
 const flag = (name: string, dflt: number) => {

@@ -1,24 +1,74 @@
-// Retrieval quality of discovery: plain BM25 over name + description (the baseline, implemented
-// here) against our search, on LiveMCPBench alone and with the MCP-Zero catalogue as distractors.
+// Retrieval quality of discovery, side by side in one run: plain BM25 (implemented here, the
+// baseline), MiniSearch (the library, with our tokeniser), the lexical ranker (SearchIndex, with
+// resolve_tool's assessment), and hybrid (lexical + dense through the real embeddings client
+// against the local fixture endpoint: plumbing only, the fixture is not a language model), with
+// normalised-score fusion (what search uses) and, for comparison, reciprocal-rank fusion.
 //
-//   npx tsx bench/retrieval.ts                 # our search in-process (SearchIndex)
-//   npx tsx bench/retrieval.ts --via-gateway   # our search through a real gateway + SDK client
+//   npx tsx bench/retrieval.ts                 # every set, every method
+//   npx tsx bench/retrieval.ts --via-gateway   # also mcphub_search_tools through a real gateway
 //
-// Metrics per task (groups = expectedGroups, else one group per expected tool; a group counts as
-// found when any member is ranked): recall@k = groups found in the top k / groups; hit@5 = any
-// group in the top 5; MRR = 1 / rank of the first relevant tool (top 100). Queries are clipped to
-// the 2,048-byte limit a client must respect (one LiveMCPBench task embeds an 18 KB image).
+// Sets: LiveMCPBench's 95 tasks (long, multi-step) and our own short natural requests
+// (bench/data/requests), over LiveMCPBench's catalogue, over LiveMCPBench + MCP-Zero distractors,
+// and the README example config's catalogue. Every set is split into a tune half and a check
+// half by a hash of the query id (bench-data.ts halfOf), fixed before any tuning.
+//
+// Metrics (per query; a group is a set of tools any of which counts):
+//   hit@1, hit@5   the first relevant tool is ranked first / in the top 5
+//   recall@5       groups found in the top 5 / groups
+//   MRR            1 / rank of the first relevant tool (top 100)
+//   conf share     resolve_tool answered `confident` (over every query of the half, including
+//                  requests that no tool in the catalogue serves)
+//   conf prec      confident answers whose recommendation is a relevant tool (a confident answer
+//                  to a request nothing serves is wrong)
+// Queries are clipped to the 2,048-byte limit a client must respect.
 import { join } from "node:path";
+import MiniSearch from "minisearch";
+import { inputFieldNames } from "../src/catalog/search/fields.js";
 import { SearchIndex } from "../src/catalog/search/index.js";
+import { buildResolveResponse } from "../src/catalog/search/responses.js";
+import { tokenize } from "../src/catalog/search/tokenize.js";
+import { stem } from "../src/catalog/search/stem.js";
 import type { CatalogEntry } from "../src/catalog/types.js";
 import { truncateUtf8 } from "../src/util/text.js";
-import { BENCH_DATA, groupsOf, loadCatalog, loadQueries, toEntry, type CatalogLine, type QueryLine } from "./bench-data.js";
+import {
+  BENCH_DATA,
+  groupsOf,
+  halfOf,
+  loadCatalog,
+  loadExampleCatalog,
+  loadQueries,
+  loadRequests,
+  toEntry,
+  type CatalogLine,
+  type Half,
+} from "./bench-data.js";
 import { gatewaySearcher } from "./gateway-search.js";
+import { hybridMethod, rrfMethod } from "./hybrid-fixture.js";
 
 const DEPTH = 100;
 const MAX_QUERY_BYTES = 2048;
+const REVISION = "catalog-v1-000000000000000000000000";
 
-type Searcher = (query: string) => Promise<string[]> | string[];
+/** One query's answer: the ranked names, and resolve's recommendation when it was confident. */
+export interface Answer {
+  ranked: string[];
+  /** undefined = the method has no resolve; null = not confident; else the confident recommendation. */
+  confident?: string | null;
+}
+export type Searcher = (query: string) => Promise<Answer> | Answer;
+export interface Method {
+  name: string;
+  build(entries: CatalogEntry[]): Promise<Searcher> | Searcher;
+  close?(): Promise<void>;
+}
+
+interface Labelled {
+  id: string;
+  query: string;
+  half: Half;
+  /** Empty = nothing in the catalogue serves this request. */
+  groups: string[][];
+}
 
 // ---------------------------------------------------------------------------------------------
 // Baseline: Okapi BM25 (k1 = 1.2, b = 0.75) over "server__tool description", lowercase
@@ -27,75 +77,145 @@ function simpleTokens(text: string): string[] {
   return text.toLowerCase().split(/[^a-z0-9]+/).filter((t) => t.length > 0);
 }
 
-function bm25Baseline(entries: CatalogEntry[]): Searcher {
-  const k1 = 1.2;
-  const b = 0.75;
-  const docs = entries.map((e) => {
-    const tokens = simpleTokens(`${e.namespaced} ${e.description}`);
-    const tf = new Map<string, number>();
-    for (const t of tokens) tf.set(t, (tf.get(t) ?? 0) + 1);
-    return { name: e.namespaced, len: tokens.length, tf };
-  });
-  const avg = docs.reduce((s, d) => s + d.len, 0) / Math.max(1, docs.length);
-  const df = new Map<string, number>();
-  for (const d of docs) for (const t of d.tf.keys()) df.set(t, (df.get(t) ?? 0) + 1);
-  const n = docs.length;
-  return (query) => {
-    const terms = [...new Set(simpleTokens(query))];
-    const scored: { name: string; score: number }[] = [];
-    for (const d of docs) {
-      let score = 0;
-      for (const t of terms) {
-        const f = d.tf.get(t);
-        if (!f) continue;
-        const dft = df.get(t) ?? 0;
-        const idf = Math.log(1 + (n - dft + 0.5) / (dft + 0.5));
-        score += (idf * f * (k1 + 1)) / (f + k1 * (1 - b + (b * d.len) / avg));
+const bm25: Method = {
+  name: "plain BM25",
+  build(entries) {
+    const k1 = 1.2;
+    const b = 0.75;
+    const docs = entries.map((e) => {
+      const tokens = simpleTokens(`${e.namespaced} ${e.description}`);
+      const tf = new Map<string, number>();
+      for (const t of tokens) tf.set(t, (tf.get(t) ?? 0) + 1);
+      return { name: e.namespaced, len: tokens.length, tf };
+    });
+    const avg = docs.reduce((s, d) => s + d.len, 0) / Math.max(1, docs.length);
+    const df = new Map<string, number>();
+    for (const d of docs) for (const t of d.tf.keys()) df.set(t, (df.get(t) ?? 0) + 1);
+    const n = docs.length;
+    return (query) => {
+      const terms = [...new Set(simpleTokens(query))];
+      const scored: { name: string; score: number }[] = [];
+      for (const d of docs) {
+        let score = 0;
+        for (const t of terms) {
+          const f = d.tf.get(t);
+          if (!f) continue;
+          const dft = df.get(t) ?? 0;
+          const idf = Math.log(1 + (n - dft + 0.5) / (dft + 0.5));
+          score += (idf * f * (k1 + 1)) / (f + k1 * (1 - b + (b * d.len) / avg));
+        }
+        if (score > 0) scored.push({ name: d.name, score });
       }
-      if (score > 0) scored.push({ name: d.name, score });
-    }
-    scored.sort((a, b2) => b2.score - a.score || (a.name < b2.name ? -1 : 1));
-    return scored.slice(0, DEPTH).map((s) => s.name);
-  };
-}
+      scored.sort((a, b2) => b2.score - a.score || (a.name < b2.name ? -1 : 1));
+      return { ranked: scored.slice(0, DEPTH).map((s) => s.name) };
+    };
+  },
+};
 
-function ourSearch(entries: CatalogEntry[]): Searcher {
+// MiniSearch (the library) with our tokeniser and stemmer, field boosts in the spirit of ours,
+// prefix and fuzzy matching: the side-by-side that decides whether our own index earns its place.
+const minisearch: Method = {
+  name: "MiniSearch",
+  build(entries) {
+    const ms = new MiniSearch<{ id: number; name: string; title: string; fields: string; description: string; server: string }>({
+      fields: ["name", "title", "fields", "description", "server"],
+      tokenize: (text) => tokenize(text),
+      processTerm: (term) => stem(term),
+      searchOptions: { boost: { name: 3, title: 2, fields: 1.5, server: 1.5 }, prefix: true, fuzzy: 0.2, combineWith: "OR" },
+    });
+    ms.addAll(
+      entries.map((e, id) => ({
+        id,
+        name: e.tool,
+        title: e.title ?? "",
+        fields: inputFieldNames(e).join(" "),
+        description: e.description,
+        server: `${e.server} ${e.serverDescription ?? ""} ${e.useWhen.join(" ")} ${e.tags.join(" ")}`,
+      })),
+    );
+    return (query) => ({
+      ranked: ms
+        .search(query)
+        .slice(0, DEPTH)
+        .map((r) => (entries[r.id as number] as CatalogEntry).namespaced),
+    });
+  },
+};
+
+function indexOf(entries: CatalogEntry[]): SearchIndex {
   const idx = new SearchIndex();
   const byServer = new Map<string, CatalogEntry[]>();
   for (const e of entries) byServer.set(e.server, [...(byServer.get(e.server) ?? []), e]);
   for (const [server, list] of byServer) idx.setServer(server, list);
-  return (query) => idx.search(query, { maxHits: DEPTH }).map((m) => m.entry.namespaced);
+  return idx;
 }
+
+const lexical: Method = {
+  name: "lexical ranker",
+  build(entries) {
+    const idx = indexOf(entries);
+    return (query) => {
+      const ranked = idx.search(query, { maxHits: DEPTH }).map((m) => m.entry.namespaced);
+      const doc = buildResolveResponse(idx, { query }, { revision: REVISION });
+      const rec = doc["recommendation"] as { namespaced?: string } | null;
+      return { ranked, confident: doc["status"] === "confident" ? (rec?.namespaced ?? null) : null };
+    };
+  },
+};
 
 // ---------------------------------------------------------------------------------------------
 interface Metrics {
-  r1: number;
-  r5: number;
+  n: number;
+  hit1: number;
   hit5: number;
+  r5: number;
   mrr: number;
+  confShare?: number;
+  confPrecision?: number;
+  confident: number;
 }
 
-async function evaluate(search: Searcher, queries: QueryLine[]): Promise<Metrics> {
-  let r1 = 0;
-  let r5 = 0;
+async function evaluate(search: Searcher, queries: Labelled[]): Promise<Metrics> {
+  let n = 0;
+  let hit1 = 0;
   let hit5 = 0;
+  let r5 = 0;
   let mrr = 0;
+  let confident = 0;
+  let confRight = 0;
+  let hasResolve = false;
   for (const q of queries) {
-    const ranked = await search(truncateUtf8(q.query, MAX_QUERY_BYTES));
-    const groups = groupsOf(q);
-    const ranks = groups.map((g) => {
-      const r = ranked.findIndex((name) => g.includes(name));
+    const answer = await search(truncateUtf8(q.query, MAX_QUERY_BYTES));
+    const relevant = new Set(q.groups.flat());
+    if (answer.confident !== undefined) {
+      hasResolve = true;
+      if (answer.confident !== null) {
+        confident++;
+        if (relevant.has(answer.confident)) confRight++;
+      }
+    }
+    if (q.groups.length === 0) continue;
+    n++;
+    const ranks = q.groups.map((g) => {
+      const r = answer.ranked.findIndex((name) => g.includes(name));
       return r < 0 ? Infinity : r;
     });
-    r1 += ranks.filter((r) => r < 1).length / groups.length;
-    const in5 = ranks.filter((r) => r < 5).length;
-    r5 += in5 / groups.length;
-    hit5 += in5 > 0 ? 1 : 0;
     const first = Math.min(...ranks);
+    if (first < 1) hit1++;
+    if (first < 5) hit5++;
+    r5 += ranks.filter((r) => r < 5).length / q.groups.length;
     mrr += Number.isFinite(first) ? 1 / (first + 1) : 0;
   }
-  const n = queries.length;
-  return { r1: r1 / n, r5: r5 / n, hit5: hit5 / n, mrr: mrr / n };
+  const d = Math.max(1, n);
+  return {
+    n,
+    hit1: hit1 / d,
+    hit5: hit5 / d,
+    r5: r5 / d,
+    mrr: mrr / d,
+    confident,
+    ...(hasResolve ? { confShare: confident / Math.max(1, queries.length), ...(confident > 0 ? { confPrecision: confRight / confident } : {}) } : {}),
+  };
 }
 
 /** MCP-Zero servers whose names also exist in LiveMCPBench are renamed, so neither replaces the other. */
@@ -118,49 +238,85 @@ function uniqueEntries(lines: CatalogLine[]): CatalogEntry[] {
   return lines.map((l) => toEntry(l)).filter((e) => !seen.has(e.namespaced) && (seen.add(e.namespaced), true));
 }
 
-const fmt = (x: number): string => x.toFixed(3);
-const delta = (x: number): string => (x >= 0 ? "+" : "") + x.toFixed(3);
+const f3 = (x: number | undefined): string => (x === undefined ? "—" : x.toFixed(3));
+
+interface Setup {
+  set: string;
+  catalogue: string;
+  entries: CatalogEntry[];
+  queries: Labelled[];
+}
 
 async function main(): Promise<void> {
   const viaGateway = process.argv.includes("--via-gateway");
+  const only = process.argv.includes("--method") ? process.argv[process.argv.indexOf("--method") + 1] : undefined;
   const livePath = join(BENCH_DATA, "livemcpbench", "catalog.jsonl");
   const live = loadCatalog(livePath);
-  const queries = loadQueries(join(BENCH_DATA, "livemcpbench", "queries.jsonl"));
   const zero = loadCatalog(join(BENCH_DATA, "mcp-zero", "catalog.jsonl"));
   const liveEntries = uniqueEntries(live);
   const withDistractors = [...liveEntries, ...distractors(live, zero)];
+  const exampleEntries = uniqueEntries(loadExampleCatalog());
 
+  const tasks: Labelled[] = loadQueries(join(BENCH_DATA, "livemcpbench", "queries.jsonl")).map((q) => ({
+    id: q.id,
+    query: q.query,
+    half: halfOf(q.id),
+    groups: groupsOf(q),
+  }));
+  const requests = loadRequests();
+  const natural = (catalog: "live" | "example"): Labelled[] =>
+    requests
+      .filter((r) => r.catalog === catalog)
+      .map((r) => ({ id: r.id, query: r.query, half: r.half, groups: r.expected.length > 0 ? [r.expected] : [] }));
+
+  const setups: Setup[] = [
+    { set: "LiveMCPBench tasks", catalogue: "LiveMCPBench", entries: liveEntries, queries: tasks },
+    { set: "LiveMCPBench tasks", catalogue: "+ MCP-Zero", entries: withDistractors, queries: tasks },
+    { set: "natural requests", catalogue: "LiveMCPBench", entries: liveEntries, queries: natural("live") },
+    { set: "natural requests", catalogue: "+ MCP-Zero", entries: withDistractors, queries: natural("live") },
+    { set: "example requests", catalogue: "example config", entries: exampleEntries, queries: natural("example") },
+  ];
+  const methods: Method[] = [bm25, minisearch, lexical, hybridMethod(), rrfMethod()].filter((m) => !only || m.name.startsWith(only));
+
+  const header = ["set", "catalogue", "tools", "half", "n", "method", "hit@1", "hit@5", "recall@5", "MRR", "conf share", "conf prec"];
   const rows: string[][] = [];
-  const header = ["catalogue", "tools", "method", "recall@1", "recall@5", "hit@5", "MRR"];
-  const addSetup = async (label: string, entries: CatalogEntry[], ours: Searcher, oursLabel: string): Promise<void> => {
-    const base = await evaluate(bm25Baseline(entries), queries);
-    const mine = await evaluate(ours, queries);
-    const n = String(entries.length);
-    rows.push([label, n, "plain BM25 (name+description)", fmt(base.r1), fmt(base.r5), fmt(base.hit5), fmt(base.mrr)]);
-    rows.push([label, n, oursLabel, fmt(mine.r1), fmt(mine.r5), fmt(mine.hit5), fmt(mine.mrr)]);
-    rows.push([label, n, "difference", delta(mine.r1 - base.r1), delta(mine.r5 - base.r5), delta(mine.hit5 - base.hit5), delta(mine.mrr - base.mrr)]);
-  };
-
-  await addSetup("LiveMCPBench", liveEntries, ourSearch(liveEntries), "mcphub search (in-process)");
-  await addSetup("LiveMCPBench + MCP-Zero", withDistractors, ourSearch(withDistractors), "mcphub search (in-process)");
-  if (viaGateway) {
-    const gw = await gatewaySearcher(live, livePath, DEPTH);
-    try {
-      await addSetup("LiveMCPBench", liveEntries, gw.search, "mcphub_search_tools (gateway)");
-    } finally {
-      await gw.close();
+  try {
+    for (const s of setups) {
+      for (const m of methods) {
+        const search = await m.build(s.entries);
+        for (const half of ["tune", "check"] as const) {
+          const qs = s.queries.filter((q) => q.half === half);
+          const r = await evaluate(search, qs);
+          rows.push([s.set, s.catalogue, String(s.entries.length), half, String(r.n), m.name, f3(r.hit1), f3(r.hit5), f3(r.r5), f3(r.mrr), f3(r.confShare), r.confShare === undefined ? "—" : `${f3(r.confPrecision)} (${r.confident})`]);
+        }
+      }
     }
+    if (viaGateway) {
+      const gw = await gatewaySearcher(live, livePath, DEPTH);
+      try {
+        for (const s of setups.filter((x) => x.catalogue === "LiveMCPBench")) {
+          for (const half of ["tune", "check"] as const) {
+            const r = await evaluate(async (q) => ({ ranked: await gw.search(q) }), s.queries.filter((q) => q.half === half));
+            rows.push([s.set, s.catalogue, String(s.entries.length), half, String(r.n), "search_tools via gateway", f3(r.hit1), f3(r.hit5), f3(r.r5), f3(r.mrr), "—", "—"]);
+          }
+        }
+      } finally {
+        await gw.close();
+      }
+    }
+  } finally {
+    for (const m of methods) await m.close?.();
   }
 
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
-  const line = (cells: string[]): string => cells.map((c, i) => (i >= 3 ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0))).join("  ");
-  console.log(`LiveMCPBench: ${queries.length} tasks. recall@k = needed tools found in the top k / needed tools.`);
+  const line = (cells: string[]): string => cells.map((c, i) => (i >= 6 || i === 2 || i === 4 ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0))).join("  ");
+  console.log("Halves: tune = first byte of SHA-256(id) even, check = odd. conf prec: precision (confident count).");
   console.log(line(header));
   console.log(widths.map((w) => "-".repeat(w)).join("  "));
   for (const r of rows) console.log(line(r));
 }
 
 main().catch((err: unknown) => {
-  console.error(err instanceof Error ? err.message : String(err));
+  console.error(err instanceof Error ? err.stack ?? err.message : String(err));
   process.exit(1);
 });

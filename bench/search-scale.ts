@@ -1,6 +1,9 @@
 // How discovery scales: index build time, memory and search latency at 527 tools
 // (LiveMCPBench), 2,797 (MCP-Zero) and ~11,000 (MCP-Zero four times under different server
-// names). Each size runs in a fresh child process so memory numbers do not mix.
+// names), side by side with MiniSearch (the library) on the same queries; what hybrid ranking adds
+// on top of lexical (dense scan + fusion, 768-dimensional vectors, the endpoint's time excluded);
+// and a warm restart that reads 11k cached vectors. Each measurement runs in a fresh child
+// process so memory numbers do not mix.
 //
 //   npx tsx bench/search-scale.ts
 import { execFileSync } from "node:child_process";
@@ -8,7 +11,18 @@ import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import MiniSearch from "minisearch";
+import { contentHash, VectorCache } from "../src/catalog/embeddings/cache.js";
+import { normalise } from "../src/catalog/embeddings/client.js";
+import { SemanticSearch, toolText } from "../src/catalog/embeddings/service.js";
+import { DenseIndex } from "../src/catalog/search/dense.js";
+import { inputFieldNames } from "../src/catalog/search/fields.js";
+import { HybridRanker } from "../src/catalog/search/fusion.js";
 import { SearchIndex } from "../src/catalog/search/index.js";
+import { stem } from "../src/catalog/search/stem.js";
+import { tokenize } from "../src/catalog/search/tokenize.js";
 import { buildSearchResponse } from "../src/catalog/search/responses.js";
 import { truncateUtf8 } from "../src/util/text.js";
 import type { CatalogEntry } from "../src/catalog/types.js";
@@ -46,6 +60,34 @@ interface Row {
   slowestBest: number;
   responseP50: number;
   responseP99: number;
+  /** The first round: every query's words are new to the variant caches (WordNet, prefixes, typos). */
+  firstRoundP99: number;
+  miniBuildMs: number;
+  miniP50: number;
+  miniP99: number;
+  /** Hybrid rank time minus lexical rank time, per query (dense scan + fusion; no endpoint). */
+  hybridExtraP50: number;
+  hybridExtraP99: number;
+  /** Mean CPU ms per query: hybrid rank minus lexical rank (robust to waiting for a CPU). */
+  hybridExtraCpu: number;
+  /** Share of the exact dense top 10 that the dense index returns. */
+  denseRecall10: number;
+}
+
+const DIMS = 768;
+
+/** A deterministic pseudo-random unit vector (xorshift seeded by a string). */
+function pseudoVector(seed: string, dims = DIMS): Float32Array {
+  let x = 2166136261;
+  for (let i = 0; i < seed.length; i++) x = Math.imul(x ^ seed.charCodeAt(i), 16777619) >>> 0;
+  const v = new Array<number>(dims);
+  for (let d = 0; d < dims; d++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    v[d] = ((x >>> 0) / 4294967296) - 0.5;
+  }
+  return normalise(v);
 }
 
 function measure(size: Size): Row {
@@ -76,7 +118,13 @@ function measure(size: Size): Row {
   idx.setServer(bigServer, bigList);
   const reindexMs = performance.now() - r0;
 
-  for (const q of all) idx.search(q, { maxHits: 20 }); // warm-up
+  const firstRound: number[] = [];
+  for (const q of all) {
+    const f0 = performance.now();
+    idx.search(q, { maxHits: 20 }); // also the warm-up
+    firstRound.push(performance.now() - f0);
+  }
+  firstRound.sort((a, b) => a - b);
   const search: number[] = [];
   const response: number[] = [];
   const cpu0 = process.cpuUsage();
@@ -104,6 +152,64 @@ function measure(size: Size): Row {
   }
   search.sort((a, b) => a - b);
   response.sort((a, b) => a - b);
+
+  // MiniSearch over the same entries, with our tokeniser and stemmer, prefix and fuzzy matching.
+  const m0 = performance.now();
+  const ms = new MiniSearch<{ id: number; name: string; title: string; fields: string; description: string; server: string }>({
+    fields: ["name", "title", "fields", "description", "server"],
+    tokenize: (text) => tokenize(text),
+    processTerm: (term) => stem(term),
+    searchOptions: { boost: { name: 3, title: 2, fields: 1.5, server: 1.5 }, prefix: true, fuzzy: 0.2, combineWith: "OR" },
+  });
+  ms.addAll(entries.map((e, id) => ({ id, name: e.tool, title: e.title ?? "", fields: inputFieldNames(e).join(" "), description: e.description, server: `${e.server} ${e.serverDescription ?? ""}` })));
+  const miniBuildMs = performance.now() - m0;
+  for (const q of all) ms.search(q); // warm-up
+  const mini: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const q of all) {
+      const s0 = performance.now();
+      ms.search(q).slice(0, 20);
+      mini.push(performance.now() - s0);
+    }
+  }
+  mini.sort((a, b) => a - b);
+
+  // Hybrid: the same lexical index plus a dense index of 768-d vectors, fused per query.
+  const dense = new DenseIndex();
+  for (const [server, list] of byServer) dense.setServer(server, list.map((entry) => ({ entry, vector: pseudoVector(entry.namespaced) })));
+  const vectors = new Map(all.map((q) => [q, pseudoVector(`q:${q}`)] as const));
+  const hybrid = new HybridRanker(idx, dense, vectors);
+  for (const q of all) hybrid.rank(q, { limit: 20 }); // warm-up (packs the dense matrix)
+  const hybridExtra: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const q of all) {
+      const h0 = performance.now();
+      hybrid.rank(q, { limit: 20 });
+      const h1 = performance.now();
+      idx.rank(q, { limit: 20 });
+      const h2 = performance.now();
+      hybridExtra.push(h1 - h0 - (h2 - h1));
+    }
+  }
+  hybridExtra.sort((a, b) => a - b);
+  const cpuOf = (f: () => void): number => {
+    const c0 = process.cpuUsage();
+    for (let round = 0; round < ROUNDS; round++) f();
+    const c = process.cpuUsage(c0);
+    return (c.user + c.system) / 1000 / (ROUNDS * all.length);
+  };
+  const hybridCpu = cpuOf(() => {
+    for (const q of all) hybrid.rank(q, { limit: 20 });
+  });
+  const lexicalCpu = cpuOf(() => {
+    for (const q of all) idx.rank(q, { limit: 20 });
+  });
+  let found = 0;
+  for (const q of all) {
+    const v = vectors.get(q) as Float32Array;
+    const exact = new Set(dense.searchExact(v, 10).map((m) => m.entry.namespaced));
+    found += dense.search(v, 10).filter((m) => exact.has(m.entry.namespaced)).length;
+  }
   return {
     tools: idx.size(),
     servers: byServer.size,
@@ -118,13 +224,66 @@ function measure(size: Size): Row {
     slowestBest,
     responseP50: percentile(response, 50),
     responseP99: percentile(response, 99),
+    firstRoundP99: percentile(firstRound, 99),
+    miniBuildMs,
+    miniP50: percentile(mini, 50),
+    miniP99: percentile(mini, 99),
+    hybridExtraP50: percentile(hybridExtra, 50),
+    hybridExtraP99: percentile(hybridExtra, 99),
+    hybridExtraCpu: hybridCpu - lexicalCpu,
+    denseRecall10: found / (all.length * 10),
   };
 }
 
-function main(): void {
+interface Restart {
+  vectors: number;
+  cacheMb: number;
+  /** Open the cache, index every server from it (no endpoint call), first hybrid search. */
+  restartMs: number;
+  restartCpuMs: number;
+  endpointRequests: number;
+}
+
+/** Writes 11k cached vectors, then (in this fresh process) measures a warm restart from them. */
+async function measureRestart(): Promise<Restart> {
+  const entries = entriesFor("zero4");
+  const byServer = new Map<string, CatalogEntry[]>();
+  for (const e of entries) byServer.set(e.server, [...(byServer.get(e.server) ?? []), e]);
+  const dir = mkdtempSync(join(tmpdir(), "mcphub-restart-"));
+  // Nothing listens on port 9: a request to the endpoint would fail, so a restart that works
+  // proves every vector came from the cache.
+  const config = { url: "http://127.0.0.1:9/v1", model: "bench-768" };
+  try {
+    const seed = await VectorCache.open(dir, { url: config.url, model: config.model, dimensions: undefined });
+    for (const e of entries) seed.set(contentHash(toolText(e)), pseudoVector(e.namespaced));
+    await seed.save();
+    const { size } = await import("node:fs/promises").then((fs) => fs.stat(seed.file));
+    globalThis.gc?.();
+    const t0 = performance.now();
+    const c0 = process.cpuUsage();
+    const semantic = new SemanticSearch({ config, dataDir: dir });
+    for (const [server, list] of byServer) semantic.updateServer(server, list);
+    await semantic.whenIdle();
+    semantic.dense.search(pseudoVector("first query"), 20);
+    const restartMs = performance.now() - t0;
+    const cu = process.cpuUsage(c0);
+    const restartCpuMs = (cu.user + cu.system) / 1000;
+    const st = semantic.status();
+    await semantic.close();
+    return { vectors: st.vectors, cacheMb: size / 2 ** 20, restartMs, restartCpuMs, endpointRequests: st.computed };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
   const i = process.argv.indexOf("--size");
   if (i >= 0) {
     process.stdout.write(JSON.stringify(measure(process.argv[i + 1] as Size)));
+    return;
+  }
+  if (process.argv.includes("--restart")) {
+    process.stdout.write(JSON.stringify(await measureRestart()));
     return;
   }
   const self = fileURLToPath(import.meta.url);
@@ -146,6 +305,32 @@ function main(): void {
   console.log(line(header));
   console.log(widths.map((w) => "-".repeat(w)).join("  "));
   for (const r of cells) console.log(line(r));
+
+  console.log("");
+  console.log("Side by side on the same queries: MiniSearch (our tokeniser/stemmer, prefix + fuzzy), and what hybrid adds to lexical.");
+  const h2 = ["tools", "mcphub search p50 ms", "mcphub search p99 ms", "first-round p99 ms", "MiniSearch build ms", "MiniSearch p50 ms", "MiniSearch p99 ms", "hybrid extra p50 ms", "hybrid extra p99 ms", "hybrid extra CPU ms (mean)", "dense recall@10"];
+  const c2 = rows.map((r) => [String(r.tools), r.searchP50.toFixed(2), r.searchP99.toFixed(2), r.firstRoundP99.toFixed(2), r.miniBuildMs.toFixed(0), r.miniP50.toFixed(2), r.miniP99.toFixed(2), r.hybridExtraP50.toFixed(2), r.hybridExtraP99.toFixed(2), r.hybridExtraCpu.toFixed(2), r.denseRecall10.toFixed(3)]);
+  const w2 = h2.map((h, c) => Math.max(h.length, ...c2.map((r) => (r[c] ?? "").length)));
+  const l2 = (cs: string[]): string => cs.map((x, c) => x.padStart(w2[c] ?? 0)).join("  ");
+  console.log(l2(h2));
+  console.log(w2.map((w) => "-".repeat(w)).join("  "));
+  for (const r of c2) console.log(l2(r));
+
+  const restarts: Restart[] = [];
+  for (let k = 0; k < 3; k++) {
+    restarts.push(JSON.parse(execFileSync(process.execPath, ["--expose-gc", "--import", "tsx", self, "--restart"], { encoding: "utf8", maxBuffer: 1 << 20 })) as Restart);
+  }
+  const times = restarts.map((r) => r.restartMs).sort((a, b) => a - b);
+  const cpuTimes = restarts.map((r) => r.restartCpuMs).sort((a, b) => a - b);
+  const r0 = restarts[0] as Restart;
+  console.log("");
+  console.log(
+    `Warm restart (3 fresh processes): ${r0.vectors} cached ${DIMS}-d vectors (${r0.cacheMb.toFixed(1)} MB), ${r0.endpointRequests} embedded; ` +
+      `open cache + index every server + first search: median ${(times[1] ?? 0).toFixed(0)} ms wall, ${(cpuTimes[1] ?? 0).toFixed(0)} ms CPU (runs: ${times.map((t) => t.toFixed(0)).join(", ")} ms)`,
+  );
 }
 
-main();
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
+  process.exit(1);
+});

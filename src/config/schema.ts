@@ -224,6 +224,23 @@ export const agentSchema = z.strictObject({
   tool_schema_budget: byteSizeSchema.optional(),
 });
 
+/**
+ * Optional semantic search: any OpenAI-compatible embeddings API. `url` is the API base (requests
+ * go to `{url}/embeddings`); `api_key` may be a `vault://PROJECT/KEY` reference.
+ */
+export const embeddingsSchema = z.strictObject({
+  url: z
+    .string()
+    .refine((u) => /^https?:\/\/[^\s/]+/i.test(u) && URL.canParse(u), "url must be the API base, such as http://localhost:11434/v1 (requests go to {url}/embeddings)"),
+  model: z.string().min(1, "model must name the embedding model, such as nomic-embed-text"),
+  api_key: z.string().min(1, "api_key must not be empty (leave it out when the endpoint needs none)").optional(),
+  dimensions: z.number().int().positive("dimensions must be a positive whole number").max(8192, "dimensions must be at most 8192").optional(),
+  /** How long a search waits for the query's vector before it answers lexically. */
+  query_timeout: durationSchema.optional(),
+});
+
+export const searchSchema = z.strictObject({ embeddings: embeddingsSchema.optional() });
+
 export const configSchema = z
   .strictObject({
     version: z.literal(1, { message: "version must be 1" }).default(1),
@@ -241,6 +258,7 @@ export const configSchema = z
     management_tool_names: z
       .enum(["prefixed", "clean"], { message: 'management_tool_names must be "prefixed" (mcphub_*) or "clean"' })
       .default("prefixed"),
+    search: searchSchema.optional(),
   })
   .superRefine((c, ctx) => {
     const servers = new Set(Object.keys(c.servers));
@@ -315,6 +333,7 @@ export type ServerConfig = z.output<typeof serverSchema>;
 export type OAuthConfig = z.output<typeof oauthSchema>;
 export type AgentConfig = z.output<typeof agentSchema>;
 export type Config = z.output<typeof configSchema>;
+export type EmbeddingsConfig = z.output<typeof embeddingsSchema>;
 export type RawConfig = z.input<typeof configSchema>;
 
 /** The server a pin names ("github", "github__*", "github__search" → "github"). */

@@ -4,6 +4,7 @@
 import { loginCommand } from "../auth/command.js";
 import { OAuthManager } from "../auth/manager.js";
 import { Catalog } from "../catalog/catalog.js";
+import { SemanticSearch } from "../catalog/embeddings/service.js";
 import type { ServerMeta } from "../catalog/types.js";
 import type { Config } from "../config/schema.js";
 import { Supervisor } from "../downstream/supervisor.js";
@@ -40,6 +41,8 @@ export class Hub {
   readonly detached: DetachedRegistry;
   readonly telemetry: Telemetry;
   readonly auth: OAuthManager;
+  /** Semantic search, when `search.embeddings` is configured (otherwise search is lexical only). */
+  readonly semantic: SemanticSearch | undefined;
   /** Routes server→client requests and notifications between downstreams and upstream sessions. */
   readonly passthrough: Passthrough;
   private readonly views = new Map<string, AgentView>();
@@ -78,6 +81,18 @@ export class Hub {
       hooks: this.passthrough.hooks,
     });
     this.supervisor.onChange((server) => this.syncServer(server));
+    const embeddings = config.search?.embeddings;
+    if (embeddings) {
+      const key = embeddings.api_key;
+      this.semantic = new SemanticSearch({
+        config: embeddings,
+        dataDir: opts.dataDir,
+        ...(key !== undefined ? { apiKey: () => secrets.header(key) } : {}),
+        log: (level, msg) => opts.log[level](msg),
+      });
+      const semantic = this.semantic;
+      this.catalog.onChange((server) => semantic.updateServer(server, this.catalog.hasServer(server) ? this.catalog.entriesOf(server) : undefined));
+    }
     this.telemetry = Telemetry.open({ dataDir: opts.dataDir });
     // The vault is opened in the background: initialize and tools/list never wait for it.
     this.stores = openStores(opts, openOnce).catch((err: unknown) => ({ error: errorText(err) }));
@@ -173,6 +188,7 @@ export class Hub {
     this.detached.cancelAll();
     await this.supervisor.close();
     this.auth.close();
+    await this.semantic?.close();
     await this.telemetry.close();
   }
 }

@@ -30,6 +30,8 @@ export class AgentView {
   readonly budget: number | undefined;
   readonly naming: ManagementNaming;
   readonly instructions: string;
+  /** The bounded capability summary of the agent's servers (from config: fixed for the process). */
+  readonly capabilities: string;
   private cache:
     | { generation: number; entries: CatalogEntry[]; revision?: string; ad?: Advertisement; mounts?: MountPlan<CatalogEntry> }
     | undefined;
@@ -44,9 +46,10 @@ export class AgentView {
     this.pins = effectivePins(config, agent);
     this.budget = agent !== undefined ? config.agents[agent]?.tool_schema_budget : undefined;
     this.naming = config.management_tool_names;
+    this.capabilities = this.summary();
     this.instructions = buildInstructions({
       expose: config.expose,
-      summary: this.summary(),
+      summary: this.capabilities,
       hasPins: config.expose === "lazy" && this.pins.length > 0,
       ...(this.budget !== undefined ? { budget: this.budget } : {}),
       toolNames: (clean: string) => advertisedName(clean as ManagementTool, this.naming),

@@ -77,8 +77,95 @@ describe("resolve → describe → call → read back", () => {
       const generic = doc(await gw.call("mcphub_resolve_tool", { query: "the and of" }));
       expect(checkResolveContract(generic)).toEqual([]);
       expect(generic.status).toBe("no_match");
-      const huge = await gw.call("mcphub_search_tools", { query: `secret-${"x".repeat(3000)}` });
-      expect(JSON.stringify(huge)).not.toContain("secret-");
+      // An oversized query is cut to 2048 bytes (said in reason_codes), never refused.
+      const huge = doc(await gw.call("mcphub_search_tools", { query: `secret-${"x".repeat(3000)}` }));
+      expect(huge.reason_codes).toEqual(["query_truncated"]);
+      expect(Buffer.byteLength(String(huge.query))).toBeLessThanOrEqual(2048);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it("answers every query with the contract, guides weak matches, and forgives call_tool's `name`", async () => {
+    const cfg = home.writeConfig(
+      {
+        expose: "lazy",
+        servers: {
+          memory: {
+            command: node,
+            args: [MEMORY],
+            env: { MEMORY_FILE_PATH: join(home.dir, "robust.jsonl") },
+            use_when: ["remember facts about people, organisations and projects"],
+          },
+          everything: { command: node, args: [EVERYTHING, "stdio"], description: "MCP feature demo server" },
+        },
+      },
+      "robust.yaml",
+    );
+    const gw = await startGateway(home, cfg);
+    try {
+      await waitReady(gw, ["memory", "everything"]);
+      const base64 = Buffer.from(Array.from({ length: 15000 }, (_, i) => (i * 131) % 256)).toString("base64");
+      for (const args of [{ query: "" }, { query: base64 }, { query: "\u0000\u0007echo\u001b\u007f" }, { query: "记住爱丽丝在Acme工作" }, { query: "запомни это" }, {}]) {
+        const r = await gw.call("mcphub_resolve_tool", args);
+        expect(r.isError).toBeFalsy();
+        expect(checkResolveContract(doc(r))).toEqual([]);
+        const sr = await gw.call("mcphub_search_tools", args);
+        expect(sr.isError).toBeFalsy();
+        expect(doc(sr)).toMatchObject({ contract_version: 1 });
+      }
+      expect(doc(await gw.call("mcphub_resolve_tool", { query: base64 })).reason_codes).toContain("query_truncated");
+
+      // A request nothing here serves: weak, said so, with the servers' capabilities to reformulate.
+      const weak = doc(await gw.call("mcphub_resolve_tool", { query: "book a flight to Rome for next Tuesday" }));
+      expect(checkResolveContract(weak)).toEqual([]);
+      expect(weak.status).not.toBe("confident");
+      expect(String(weak.capabilities)).toContain("memory: remember facts about people");
+      const weakSearch = doc(await gw.call("mcphub_search_tools", { query: "book a flight to Rome for next Tuesday" }));
+      expect(weakSearch.weak_match).toBe(true);
+      expect(Buffer.byteLength(String(weakSearch.capabilities))).toBeLessThanOrEqual(1024);
+      const strong = doc(await gw.call("mcphub_search_tools", { query: "echo a message back" }));
+      expect(strong.weak_match).toBeUndefined();
+      expect(strong.capabilities).toBeUndefined();
+
+      // `name` (MCP's own field) is an alias of `tool`; another unknown key says what to use.
+      const byName = await gw.call("mcphub_call_tool", { name: "everything__echo", arguments: { message: "via name" } });
+      expect(byName.isError).toBeFalsy();
+      expect(text(byName)).toContain("via name");
+      const wrong = await gw.call("mcphub_call_tool", { tool_name: "everything__echo", arguments: { message: "x" } });
+      expect(wrong.isError).toBe(true);
+      expect(text(wrong)).toContain("unknown key `tool_name`; use `tool`");
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it("expose all: the instructions carry the capability families and descriptions lead with the tool's purpose", async () => {
+    const cfg = home.writeConfig(
+      {
+        expose: "all",
+        servers: {
+          memory: {
+            command: node,
+            args: [MEMORY],
+            env: { MEMORY_FILE_PATH: join(home.dir, "all.jsonl") },
+            use_when: ["remember facts about people"],
+            tool_use_when: { search_nodes: ["find what was stored about someone"] },
+          },
+        },
+      },
+      "all-instr.yaml",
+    );
+    const gw = await startGateway(home, cfg);
+    try {
+      await waitReady(gw, ["memory"]);
+      const instructions = gw.client.getInstructions() ?? "";
+      expect(Buffer.byteLength(instructions)).toBeLessThan(4096);
+      expect(instructions).toContain("memory: remember facts about people");
+      const { tools } = await gw.client.listTools();
+      const search = tools.find((t) => t.name === "memory__search_nodes");
+      expect(search?.description).toMatch(/^Use when: find what was stored about someone\. Search for nodes/);
+      expect(search?.description?.endsWith("[memory]")).toBe(true);
     } finally {
       await gw.close();
     }

@@ -53,7 +53,7 @@ describe("gateway core over every transport", () => {
       }
       for (const t of tools.filter((t) => !t.name.startsWith("mcphub_"))) {
         expect(t.name).toMatch(/^[A-Za-z0-9_.-]+__[^_]/);
-        expect(t.description?.startsWith(`[${t.name.split("__")[0]}]`)).toBe(true);
+        expect(t.description?.endsWith(`[${t.name.split("__")[0]}]`)).toBe(true);
       }
       const echo = tools.find((t) => t.name === "ev_stdio__echo");
       expect(echo?.inputSchema).toMatchObject({ type: "object" });

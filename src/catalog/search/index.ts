@@ -10,6 +10,8 @@
 import type { CatalogEntry } from "../types.js";
 import { SERVER_FIELDS, TOOL_FIELDS, type FieldSpec } from "./fields.js";
 import { synonymsOf } from "./lexicon.js";
+import { wordnet } from "./wordnet.js";
+import { stem as stemWord } from "./stem.js";
 import { foldText, indexTerms, searchTerms, type Term } from "./tokenize.js";
 import { truncateUtf8 } from "../../util/text.js";
 import { Vocabulary } from "./vocabulary.js";
@@ -19,6 +21,23 @@ export interface RankedMatch {
   entry: CatalogEntry;
   score: number;
   matchedTerms: string[];
+  /** Per query concept, how well this match's own text and its server's text hold it (with `explain`). */
+  evidence?: ConceptEvidence[];
+}
+
+/**
+ * How one query concept is found in one match: the weight of the best variant (1 = the word
+ * itself, less for a synonym, prefix or typo; 0 = absent) in the tool's own fields and in its
+ * server's fields. Resolve's assessment reads it to tell real coverage from a lucky prefix.
+ */
+export interface ConceptEvidence {
+  /** The concept's first word, as in matched_terms. */
+  word: string;
+  stem: string;
+  tool: number;
+  server: number;
+  /** Whether the catalogue holds the concept's own word anywhere (else it is likely a name or a value). */
+  known: boolean;
 }
 
 export interface SearchOptions {
@@ -39,6 +58,8 @@ export const SCORER = {
   /** Weight that makes a field's hit count as one unit of term frequency. */
   unitWeight: 14,
   synonymWeight: 0.6,
+  /** A WordNet derivation of the query word (same root, another part of speech). */
+  derivationWeight: 0.8,
   prefixWeight: 0.4,
   fuzzyWeight: 0.4,
   /** Evidence multiplier per unit of matched fraction (coordination). */
@@ -71,6 +92,8 @@ const PHRASE = { exactName: 40, exactTitle: 30, inName: 22, inTitle: 18, inText:
 interface Doc {
   entry: CatalogEntry;
   terms: string[];
+  /** `terms` as a set, built on first use (only resolve's explanation needs it). */
+  termSet?: Set<string>;
   /** Name, title and text in phrase form; computed on first use (only some queries need them). */
   phrase?: PhraseForms;
 }
@@ -87,6 +110,7 @@ interface ServerDoc {
   name: string;
   docIds: number[];
   terms: string[];
+  termSet?: Set<string>;
 }
 
 /** Folds and turns identifier separators into spaces, for whole-phrase comparisons. */
@@ -184,6 +208,7 @@ export class SearchIndex {
   }
 
   setServer(server: string, entries: CatalogEntry[]): void {
+    wordnet.warm();
     this.removeServer(server);
     this.variantCache.clear();
     if (entries.length === 0) return;
@@ -270,7 +295,7 @@ export class SearchIndex {
   }
 
   /** Like search, but materialises only the first `limit` matches and reports the total. */
-  rank(query: string, opts: { limit: number; filter?: (e: CatalogEntry) => boolean }): Ranking {
+  rank(query: string, opts: { limit: number; filter?: (e: CatalogEntry) => boolean; explain?: boolean }): Ranking {
     const filter = opts.filter;
     const concepts = conceptsOf(searchTerms(query));
     const terms = concepts.map((c) => c[0] as Term);
@@ -405,7 +430,10 @@ export class SearchIndex {
           const bit = t < 32 ? ((maskLo[id] as number) >>> t) & 1 : ((maskHi[id] as number) >>> (t - 32)) & 1;
           if (bit) words.push(terms[t]?.word ?? ""); // a concept is named by its first word
         }
-        return { entry: (this.docs[id] as Doc).entry, score: score[id] as number, matchedTerms: words };
+        const doc = this.docs[id] as Doc;
+        const m: RankedMatch = { entry: doc.entry, score: score[id] as number, matchedTerms: words };
+        if (opts.explain) m.evidence = this.explain(id, concepts);
+        return m;
       });
       return { matches, total: count };
     } finally {
@@ -424,6 +452,33 @@ export class SearchIndex {
         serverClaimed[sid] = 0;
       }
     }
+  }
+
+  /** The evidence `rank({explain})` would report for this entry and query (undefined: not indexed). */
+  explainEntry(entry: CatalogEntry, query: string): ConceptEvidence[] | undefined {
+    for (const id of this.byName.get(entry.namespaced.toLowerCase()) ?? []) {
+      if (this.docs[id]?.entry.namespaced === entry.namespaced) return this.explain(id, conceptsOf(searchTerms(query)));
+    }
+    return undefined;
+  }
+
+  /** Per concept, the best variant weight found in the doc's own terms and in its server's terms. */
+  private explain(id: number, concepts: readonly Term[][]): ConceptEvidence[] {
+    const doc = this.docs[id] as Doc;
+    const server = this.servers[this.docServer[id] as number];
+    const own = (doc.termSet ??= new Set(doc.terms));
+    const srv = server ? (server.termSet ??= new Set(server.terms)) : new Set<string>();
+    return concepts.map((concept) => {
+      let tool = 0;
+      let srvWeight = 0;
+      for (const v of this.conceptVariants(concept)) {
+        if (v.weight > tool && own.has(v.stem)) tool = v.weight;
+        if (v.weight > srvWeight && srv.has(v.stem)) srvWeight = v.weight;
+      }
+      const first = concept[0] as Term;
+      const known = concept.some((t) => this.vocab.has(t.stem) || this.vocab.has(t.word));
+      return { word: first.word, stem: first.stem, tool, server: srvWeight, known };
+    });
   }
 
   /**
@@ -473,6 +528,12 @@ export class SearchIndex {
     put(term.stem, 1);
     if (term.word !== term.stem && this.vocab.has(term.word)) put(term.word, 1);
     for (const syn of synonymsOf(term.stem)) put(syn, SCORER.synonymWeight);
+    // WordNet derivations (translate → translation, delete → deletion, long → length): the
+    // morphology the suffix stemmer does not reach. Only stems the catalogue holds are kept.
+    for (const w of wordnet.derivations(term.word)) {
+      const s = stemWord(w);
+      if (this.vocab.has(s)) put(s, SCORER.derivationWeight);
+    }
     for (const p of this.vocab.prefixRelated(term.stem, SCORER.maxPrefixExpansions)) put(p, SCORER.prefixWeight);
     if (!this.vocab.has(term.stem)) for (const f of this.vocab.oneEditAway(term.stem)) put(f, SCORER.fuzzyWeight);
     return [...out].map(([stem, weight]) => ({ stem, weight }));

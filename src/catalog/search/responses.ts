@@ -1,12 +1,34 @@
 // Pure builders of the search_tools and resolve_tool JSON documents (reference §2.2, §2.4, §3.5,
 // §3.6). The gateway validates argument types; these functions apply the contract's bounds,
-// defaults and shapes, and never echo an oversized query.
+// defaults and shapes. Every query gets a contract-v1 document: an oversized query is cut to the
+// byte limit (with reason code `query_truncated`), never refused and never echoed whole.
 import type { CatalogEntry, JsonObject, JsonValue } from "../types.js";
-import { assessRoute } from "./assess.js";
+import { assessRoute, contentCoverage, WEAK_SCORE, COVERAGE, type ReasonCode } from "./assess.js";
 import { BOUNDS, boundedMatches, compactMatch } from "./compact.js";
-import type { RankedMatch, SearchIndex } from "./index.js";
+import type { RankedMatch, Ranking } from "./index.js";
 import { argumentTemplate } from "./template.js";
-import { utf8Bytes } from "../../util/text.js";
+import { clipUtf8, truncateUtf8, utf8Bytes } from "../../util/text.js";
+
+/** What the response builders rank with: the lexical index, or the hybrid ranker (fusion.ts). */
+export interface Ranker {
+  termCount(query: string): number;
+  rank(query: string, opts: { limit: number; filter?: (e: CatalogEntry) => boolean; explain?: boolean }): Ranking;
+  /**
+   * The ranking resolve's assessment reads, when it is not the ranking itself (hybrid: the lexical
+   * one, which carries the evidence of which words each tool holds).
+   */
+  assessmentRanking?(query: string, opts: { limit: number; filter?: (e: CatalogEntry) => boolean }): Ranking;
+}
+
+/** Context shared by both builders. */
+export interface ResponseContext {
+  revision: string;
+  filter?: (e: CatalogEntry) => boolean;
+  /** In-scope servers still starting: resolve is never confident (or no_match) while any is. */
+  pendingServers?: number;
+  /** The compact capability summary of the in-scope servers, shown when the best match is weak. */
+  capabilities?: string;
+}
 
 export const CONTRACT_VERSION = 1;
 export const MAX_QUERY_BYTES = 2048;
@@ -15,8 +37,11 @@ export const SEARCH_DEFAULT_HITS = 20;
 export const SEARCH_MAX_HITS = 100;
 export const RESOLVE_DEFAULT_HITS = 5;
 export const RESOLVE_MAX_HITS = 10;
+/** How deep resolve ranks to find the top's nearest rival of another server and of its own. */
+const ASSESS_DEPTH = 12;
 
-const OVERSIZE: JsonObject = { error: `query exceeds ${MAX_QUERY_BYTES} bytes`, max_query_bytes: MAX_QUERY_BYTES };
+/** The capability summary embedded in a weak answer stays within this many bytes. */
+export const CAPABILITIES_MAX_BYTES = 1024;
 
 const HINTS = {
   tooGeneric: "describe the goal, activity or capability you need in the query",
@@ -26,7 +51,28 @@ const HINTS = {
     "the recommendation is ambiguous — do not run it automatically; compare the alternatives, search with more specific intent or ask for direction, then read the full schema with describe_tool",
   templateBounded: (ns: string) => `the argument template was bounded — call describe_tool for ${ns} before calling it`,
   ready: "call call_tool with server + tool (or the namespaced name) and the argument_template filled in",
+  weak: "the best match is weak — do not run it automatically; reformulate the query with the capability words of the servers in `capabilities`, or browse with search_tools",
+  weakSearch: "the best match is weak — reformulate the query with the capability words of the servers in `capabilities`",
 } as const;
+
+/** Cuts a query to the byte limit (at a code-point boundary); `cut` says whether it was. */
+export function boundQuery(query: string): { query: string; cut: boolean } {
+  if (utf8Bytes(query) <= MAX_QUERY_BYTES) return { query, cut: false };
+  return { query: truncateUtf8(query, MAX_QUERY_BYTES), cut: true };
+}
+
+/** Whether a ranking's best match is weak: nothing, too little evidence, or too few content words held. */
+function weakTop(top: RankedMatch | undefined): boolean {
+  if (!top) return true;
+  if (top.score < WEAK_SCORE) return true;
+  const coverage = contentCoverage(top.evidence);
+  return !coverage.generic && coverage.share < COVERAGE;
+}
+
+function capabilitiesOf(ctx: ResponseContext): string | undefined {
+  const text = ctx.capabilities?.trim();
+  return text ? clipUtf8(text, CAPABILITIES_MAX_BYTES) : undefined;
+}
 
 function byName(a: CatalogEntry, b: CatalogEntry): number {
   return a.namespaced < b.namespaced ? -1 : a.namespaced > b.namespaced ? 1 : 0;
@@ -69,15 +115,17 @@ export function mergeRankings(rankings: readonly RankedMatch[][]): RankedMatch[]
 }
 
 export function buildSearchResponse(
-  index: SearchIndex,
+  index: Ranker,
   args: { query?: string; queries?: string[]; max_hits?: number },
-  ctx: { revision: string; filter?: (e: CatalogEntry) => boolean; all: CatalogEntry[] },
+  ctx: ResponseContext & { all: CatalogEntry[] },
 ): JsonObject {
-  const queries = [...(args.query !== undefined ? [args.query] : []), ...(args.queries ?? [])];
-  if (queries.some((q) => utf8Bytes(q) > MAX_QUERY_BYTES)) return { ...OVERSIZE };
-  if (queries.length > MAX_QUERIES) {
-    return { error: `at most ${MAX_QUERIES} queries per search`, max_queries: MAX_QUERIES };
-  }
+  const asked = [...(args.query !== undefined ? [args.query] : []), ...(args.queries ?? [])];
+  const reasons: ("query_truncated" | "too_many_queries")[] = [];
+  // More than MAX_QUERIES: the first ones are searched, and the answer says the rest were dropped.
+  const kept = asked.slice(0, MAX_QUERIES).map(boundQuery);
+  if (kept.some((q) => q.cut)) reasons.push("query_truncated");
+  if (asked.length > MAX_QUERIES) reasons.push("too_many_queries");
+  const queries = kept.map((q) => q.query);
   const maxHits = searchMaxHits(args.max_hits);
   const filter = ctx.filter;
   const opts = filter ? { filter } : {};
@@ -85,6 +133,7 @@ export function buildSearchResponse(
 
   let ranked: RankedMatch[];
   let count: number;
+  let weak = false;
   if (!queries.some(hasIntent)) {
     // No intent at all (no query, empty, or only stopwords): list the in-scope catalogue by name, score 0.
     ranked = ctx.all
@@ -93,21 +142,31 @@ export function buildSearchResponse(
       .map((entry) => ({ entry, score: 0, matchedTerms: [] }));
     count = ranked.length;
   } else if (queries.length === 1) {
-    const r = index.rank(queries[0] ?? "", { limit: maxHits, ...opts });
+    const r = index.rank(queries[0] ?? "", { limit: maxHits, explain: true, ...opts });
     ranked = r.matches;
     count = r.total;
+    weak = weakTop(ranked[0]);
   } else {
-    ranked = mergeRankings(queries.map((q) => index.search(q, opts)));
+    const rankings = queries.map((q) => index.rank(q, { limit: Number.POSITIVE_INFINITY, explain: false, ...opts }).matches);
+    ranked = mergeRankings(rankings);
     count = ranked.length;
+    weak = queries.every((q) => weakTop(index.rank(q, { limit: 1, explain: true, ...opts }).matches[0]));
   }
   const { items, byteLimited } = boundedMatches(ranked, maxHits, { withScore: true });
   const out: JsonObject = { contract_version: CONTRACT_VERSION, catalog_revision: ctx.revision };
-  if (args.query !== undefined && (args.queries === undefined || args.queries.length === 0)) out["query"] = args.query;
+  if (args.query !== undefined && (args.queries === undefined || args.queries.length === 0)) out["query"] = queries[0] ?? "";
   out["count"] = count;
   out["returned"] = items.length;
   out["truncated"] = items.length < count;
   out["byte_limited"] = byteLimited;
   out["matches"] = items;
+  if (reasons.length > 0) out["reason_codes"] = reasons;
+  if (weak) {
+    out["weak_match"] = true;
+    const capabilities = capabilitiesOf(ctx);
+    if (capabilities) out["capabilities"] = capabilities;
+    out["hint"] = HINTS.weakSearch;
+  }
   return out;
 }
 
@@ -115,38 +174,51 @@ function nullIfEmpty(list: JsonValue | undefined): JsonValue {
   return Array.isArray(list) && list.length > 0 ? list : null;
 }
 
-function noMatch(revision: string, query: string, reason: "query_too_generic" | "no_lexical_overlap"): JsonObject {
+function noMatch(revision: string, query: string, reasons: ReasonCode[], capabilities: string | undefined): JsonObject {
   return {
     contract_version: CONTRACT_VERSION,
     catalog_revision: revision,
     status: "no_match",
     confidence: "none",
-    reason_codes: [reason],
+    reason_codes: reasons,
     query,
     recommendation: null,
     ambiguous: false,
     alternatives: [],
     alternatives_truncated: false,
-    hint: reason === "query_too_generic" ? HINTS.tooGeneric : HINTS.noOverlap,
+    hint: reasons[0] === "query_too_generic" ? HINTS.tooGeneric : HINTS.noOverlap,
+    ...(capabilities ? { capabilities } : {}),
   };
 }
 
-export function buildResolveResponse(
-  index: SearchIndex,
-  args: { query: string; max_hits?: number },
-  ctx: { revision: string; filter?: (e: CatalogEntry) => boolean },
-): JsonObject {
-  const query = args.query;
-  if (utf8Bytes(query) > MAX_QUERY_BYTES) return { ...OVERSIZE };
+export function buildResolveResponse(index: Ranker, args: { query: string; max_hits?: number }, ctx: ResponseContext): JsonObject {
+  const { query, cut } = boundQuery(args.query);
   const maxHits = resolveMaxHits(args.max_hits);
   const termCount = index.termCount(query);
-  // The top match, up to max_hits alternatives, and one more to know whether any were left out.
-  const { matches, total } = index.rank(query, { limit: maxHits + 2, ...(ctx.filter ? { filter: ctx.filter } : {}) });
-  if (termCount === 0 && matches.length === 0) return noMatch(ctx.revision, query, "query_too_generic");
+  const capabilities = capabilitiesOf(ctx);
+  // The top match, up to max_hits alternatives, and deep enough to see the top's nearest rivals.
+  const { matches, total } = index.rank(query, { limit: Math.max(maxHits + 2, ASSESS_DEPTH), explain: true, ...(ctx.filter ? { filter: ctx.filter } : {}) });
+  const extra: ReasonCode[] = [...(cut ? (["query_truncated"] as const) : []), ...((ctx.pendingServers ?? 0) > 0 ? (["servers_pending"] as const) : [])];
+  if (termCount === 0 && matches.length === 0) return noMatch(ctx.revision, query, ["query_too_generic", ...extra], capabilities);
   const top = matches[0];
-  if (!top) return noMatch(ctx.revision, query, "no_lexical_overlap");
+  if (!top) return noMatch(ctx.revision, query, ["no_lexical_overlap", ...extra], capabilities);
 
-  const assessment = assessRoute(matches, Math.max(termCount, 1), total);
+  const assessOpts = { ...(ctx.pendingServers !== undefined ? { pendingServers: ctx.pendingServers } : {}), queryTruncated: cut };
+  let assessment = assessRoute(matches, Math.max(termCount, 1), total, assessOpts);
+  if (index.assessmentRanking) {
+    // Hybrid: the evidence is lexical. Confident only when the fused top is the lexical top and the
+    // lexical ranking alone would be confident about it.
+    const lexical = index.assessmentRanking(query, { limit: Math.max(maxHits + 2, ASSESS_DEPTH), ...(ctx.filter ? { filter: ctx.filter } : {}) });
+    const lexTop = lexical.matches[0];
+    const agree = lexTop !== undefined && lexTop.entry.namespaced === top.entry.namespaced;
+    const base = agree ? assessRoute(lexical.matches, Math.max(termCount, 1), lexical.total, assessOpts) : assessment;
+    if (agree) assessment = { ...base, scoreGap: assessment.scoreGap };
+    else {
+      const reasons = assessment.reasonCodes.filter((r) => r !== "strong_coverage_and_margin" && r !== "clear_margin");
+      reasons.push(lexTop ? "rankings_disagree" : "no_lexical_overlap");
+      assessment = { ...assessment, status: "ambiguous", confidence: "low", reasonCodes: reasons };
+    }
+  }
   const compactTop = compactMatch(top, { withScore: true });
   const template = argumentTemplate(top.entry.inputSchema);
   const recommendation: JsonObject = {
@@ -165,10 +237,11 @@ export function buildResolveResponse(
     argument_template: template.argument_template,
     argument_template_truncated: template.truncated,
   };
-  const rest = matches.slice(1);
+  const rest = matches.slice(1, maxHits + 2);
   const { items: alternatives, byteLimited } = boundedMatches(rest, maxHits, { withScore: true });
   const ambiguous = assessment.status === "ambiguous";
-  const hint = ambiguous ? HINTS.ambiguous : template.truncated ? HINTS.templateBounded(top.entry.namespaced) : HINTS.ready;
+  const weak = assessment.reasonCodes.includes("weak_coverage");
+  const hint = weak ? HINTS.weak : ambiguous ? HINTS.ambiguous : template.truncated ? HINTS.templateBounded(top.entry.namespaced) : HINTS.ready;
   return {
     contract_version: CONTRACT_VERSION,
     catalog_revision: ctx.revision,
@@ -183,6 +256,7 @@ export function buildResolveResponse(
     alternatives,
     alternatives_truncated: byteLimited || alternatives.length < total - 1,
     hint,
+    ...(weak && capabilities ? { capabilities } : {}),
   };
 }
 

@@ -8,6 +8,8 @@ import { delimiter, join } from "node:path";
 import type { Command } from "commander";
 import { type Config, type ServerConfig } from "../../config/index.js";
 import { probeServer } from "../../downstream/probe.js";
+import { probeEmbeddings } from "../../catalog/embeddings/probe.js";
+import { formatBytes } from "../../util/units.js";
 import { planSync } from "../../harness/index.js";
 import { openKeyring } from "../../vault/keys.js";
 import { VaultSecretResolver } from "../../vault/resolver.js";
@@ -112,6 +114,21 @@ export function registerDoctor(program: Command, io: CliIO): void {
         }
       } catch (err) {
         checks.push({ name: "vault", ok: false, detail: (err as Error).message.split("\n")[0] ?? "vault unavailable" });
+      }
+
+      const embeddings = config.search?.embeddings;
+      if (embeddings && opts.server === undefined) {
+        const key = embeddings.api_key;
+        const secrets = new VaultSecretResolver({ dataDir: data, env: process.env });
+        const p = await probeEmbeddings(embeddings, data, key !== undefined ? () => secrets.header(key) : undefined);
+        const cache = p.cache ? `cache: ${p.cache.vectors} vectors (${formatBytes(p.cache.bytes)}) in ${tildify(p.cache.file, ctx.home)}` : "cache: empty (vectors are computed when the gateway starts)";
+        checks.push({
+          name: "search:embeddings",
+          ok: p.ok,
+          detail: p.ok
+            ? `model ${p.model} at ${p.url}: ${p.dimensions}-dimensional vectors in ${p.latency_ms}ms; ${cache}`
+            : `model ${p.model} at ${p.url}: ${p.error}; search falls back to lexical; ${cache}`,
+        });
       }
 
       if (opts.server === undefined) {

@@ -64,15 +64,19 @@ export interface Advertisement {
 
 /**
  * The downstream tool as the gateway lists it: a full copy of the downstream definition (title,
- * schemas, annotations, icons, _meta kept) renamed to its public name, the description prefixed
- * with `[server]` so a model can tell sources apart. `keepOutputSchema: false` leaves out the
+ * schemas, annotations, icons, _meta kept) renamed to its public name. The description leads with
+ * what the tool is for (the operator's tool_use_when hints, then the tool's own description) and
+ * ends with `[server]` so a model can tell sources apart: clients that defer tool schemas show a
+ * model only names and the start of each description. `keepOutputSchema: false` leaves out the
  * output schema (see `AdvertiseInput.resultsUnchanged`).
  */
 export function mountedDefinition(entry: CatalogEntry, opts: { keepOutputSchema?: boolean; bareName?: string } = {}): Tool {
   const original = entry.definition.description ?? "";
+  const purpose = entry.toolUseWhen.length > 0 ? `Use when: ${entry.toolUseWhen.join("; ")}.` : "";
+  const text = [purpose, original].filter((p) => p !== "").join(" ");
   const { outputSchema, ...definition } = entry.definition;
   // An unprefixed mount stands in for the server itself: its definition keeps its own wording.
-  const description = opts.bareName !== undefined ? entry.definition.description : original === "" ? `[${entry.server}]` : `[${entry.server}] ${original}`;
+  const description = opts.bareName !== undefined ? entry.definition.description : text === "" ? `[${entry.server}]` : `${text} [${entry.server}]`;
   return canonicalize({
     ...definition,
     ...(outputSchema !== undefined && opts.keepOutputSchema !== false ? { outputSchema } : {}),

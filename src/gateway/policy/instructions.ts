@@ -44,13 +44,15 @@ export function buildInstructions(input: InstructionsInput): string {
         `page by page with ${t("get_result")} {callId, cursor} rather than calling the tool again; ${t("poll_result")} checks a ` +
         `call started with detach: true.`,
     );
-    const summary = clipUtf8(collapseWhitespace(input.summary), MAX_SUMMARY_BYTES);
-    if (summary !== "") {
-      parts.push(`Capability families configured for this agent (call ${t("list_servers")} for live status): ${summary}.`);
-    }
-    if (input.hasPins) {
-      parts.push(`A few frequently used tools are pinned and listed directly; call those by name as usual.`);
-    }
+  }
+  // In both modes: clients that defer tool schemas (they show a model only tool names and each
+  // server's instructions at start) leave a model this summary as its map of what exists.
+  const summary = clipUtf8(collapseWhitespace(input.summary), MAX_SUMMARY_BYTES);
+  if (summary !== "") {
+    parts.push(`Capability families configured for this agent (call ${t("list_servers")} for live status): ${summary}.`);
+  }
+  if (input.expose === "lazy" && input.hasPins) {
+    parts.push(`A few frequently used tools are pinned and listed directly; call those by name as usual.`);
   }
   if (input.budget !== undefined) {
     parts.push(

@@ -3,38 +3,46 @@
 // catalogue revision, and resolves tool references for describe.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { buildResolveResponse, buildSearchResponse } from "../../catalog/search/responses.js";
+import { buildResolveResponse, buildSearchResponse, MAX_QUERIES } from "../../catalog/search/responses.js";
 import type { JsonObject } from "../../catalog/types.js";
 import { BadRequest, jsonResult, parseArgs, type ToolContext } from "./context.js";
 import { locateTool } from "./locate.js";
+import { rankerFor } from "./ranking.js";
 
 const searchArgs = z.strictObject({
   query: z.string().optional(),
-  queries: z.array(z.string()).max(10, "at most 10 queries").optional(),
+  // More than 10 are not refused: the first 10 are searched and the answer says so.
+  queries: z.array(z.string()).optional(),
   max_hits: z.number().int().optional(),
 });
 
 export async function searchTools(ctx: ToolContext, raw: unknown): Promise<CallToolResult> {
   const args = parseArgs(searchArgs, raw, '{query: "what you want to do"} or {queries: ["...", "..."]}, optionally max_hits (1-100)');
-  const { view, hub } = ctx;
-  const doc = buildSearchResponse(hub.catalog.index, args, {
+  const { view } = ctx;
+  const { ranker, note } = await rankerFor(ctx, [...(args.query !== undefined ? [args.query] : []), ...(args.queries ?? []).slice(0, MAX_QUERIES)]);
+  const doc = buildSearchResponse(ranker, args, {
     revision: view.revision(),
     filter: (e) => view.allows(e),
     all: view.entries(),
+    capabilities: view.capabilities,
   });
-  return jsonResult(doc);
+  return jsonResult({ ...doc, ...note });
 }
 
-const resolveArgs = z.strictObject({ query: z.string(), max_hits: z.number().int().optional() });
+// A missing query is answered like an empty one (no_match, query_too_generic), not refused: the
+// answer then still has the contract's shape and a hint saying what to send.
+const resolveArgs = z.strictObject({ query: z.string().default(""), max_hits: z.number().int().optional() });
 
 export async function resolveTool(ctx: ToolContext, raw: unknown): Promise<CallToolResult> {
   const args = parseArgs(resolveArgs, raw, '{query: "the goal in plain words"}, optionally max_hits (1-10)');
-  const { view, hub } = ctx;
-  const doc = buildResolveResponse(hub.catalog.index, args, {
+  const { view } = ctx;
+  const { ranker, note } = await rankerFor(ctx, [args.query]);
+  const doc = buildResolveResponse(ranker, args, {
     revision: view.revision(),
     filter: (e) => view.allows(e),
+    capabilities: view.capabilities,
   });
-  return jsonResult(doc);
+  return jsonResult({ ...doc, ...note });
 }
 
 const describeArgs = z.strictObject({ tool: z.string(), server: z.string().optional() });

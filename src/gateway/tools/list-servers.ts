@@ -50,6 +50,12 @@ export async function listServers(ctx: ToolContext): Promise<CallToolResult> {
     ...(ad.report ? { tool_schema_budget: ad.report as unknown as JsonObject } : {}),
     ...(view.agent !== undefined ? { agent: view.agent } : {}),
   };
+  // Semantic search's state: model, vectors, and why search is lexical when it is.
+  if (hub.semantic) {
+    const status = hub.semantic.status();
+    const mode = status.reason === undefined && status.vectors > 0 ? "hybrid" : "lexical";
+    doc.search = { mode, ...status } as unknown as JsonObject;
+  }
   const conflicts = mountConflicts(ctx);
   if (conflicts.length > 0) doc.mount_conflicts = conflicts;
   const vaultProblem = await hub.vaultProblem();

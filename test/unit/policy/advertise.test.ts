@@ -12,7 +12,7 @@ import type { CatalogEntry } from "../../../src/catalog/types.js";
 import { entry, shuffled } from "./helpers.js";
 
 // A mounted definition with no title/annotations serializes canonically as
-//   {"description":"[s] D","inputSchema":{"type":"object"},"name":"N"}
+//   {"description":"D [s]","inputSchema":{"type":"object"},"name":"N"}
 // = 64 bytes of frame + len(N) + len(D). With one-letter servers and the names below:
 //   a__big  (6)  + D 230 → 300 bytes
 //   a__mid  (6)  + D 130 → 200 bytes
@@ -53,7 +53,7 @@ describe("mountedDefinition", () => {
     expect(mountedDefinition(e)).toEqual({
       name: "gh__search",
       title: "Search",
-      description: "[gh] Find issues",
+      description: "Find issues [gh]",
       inputSchema: { type: "object", properties: { q: { type: "string" } }, required: ["q"] },
       outputSchema: { type: "object" },
       annotations: { readOnlyHint: true },
@@ -64,14 +64,14 @@ describe("mountedDefinition", () => {
 
   it("leaves out the output schema when a receipt may replace the result", () => {
     const e = entry("gh", "search", { description: "Find issues", inputSchema: { type: "object" }, outputSchema: { type: "object" } }, "gh_search");
-    expect(mountedDefinition(e, { keepOutputSchema: false })).toEqual({ name: "gh__search", description: "[gh] Find issues", inputSchema: { type: "object" } });
+    expect(mountedDefinition(e, { keepOutputSchema: false })).toEqual({ name: "gh__search", description: "Find issues [gh]", inputSchema: { type: "object" } });
     expect(selectAdvertised({ entries: [e], expose: "all", pins: [], resultsUnchanged: false }).tools[0]).not.toHaveProperty("outputSchema");
     expect(selectAdvertised({ entries: [e], expose: "all", pins: [], resultsUnchanged: true }).tools[0]).toHaveProperty("outputSchema");
   });
 
   it("measures the canonical JSON exactly as the fixture comment computes", () => {
     const big = mountedDefinition(sized("a", "big", 230));
-    expect(canonicalJson(big)).toBe(`{"description":"[a] ${"d".repeat(230)}","inputSchema":{"type":"object"},"name":"a__big"}`);
+    expect(canonicalJson(big)).toBe(`{"description":"${"d".repeat(230)} [a]","inputSchema":{"type":"object"},"name":"a__big"}`);
     expect(fixture().map((e) => definitionBytes(mountedDefinition(e)))).toEqual([300, 200, 100, 150, 80]);
   });
 });
@@ -172,7 +172,7 @@ describe("selectAdvertised", () => {
       const { tools } = budgeted(budget);
       for (const t of tools) {
         const original = fixture().find((e) => e.namespaced === t.name);
-        expect(t.description).toBe(`[${original?.server}] ${original?.description}`);
+        expect(t.description).toBe(`${original?.description} [${original?.server}]`);
       }
     }
   });

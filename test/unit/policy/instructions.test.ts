@@ -45,11 +45,15 @@ describe("buildInstructions", () => {
     expect(text).toContain("`mcphub_get_result`");
   });
 
-  it("in all mode leaves out the lazy block, families and pins", () => {
+  it("in all mode leaves out the lazy block and pins, and keeps the capability families", () => {
+    // Clients that defer tool schemas show a model only names and instructions: the families
+    // are its map of what exists, in all mode too.
     const text = buildInstructions({ expose: "all", summary: "fs: files", hasPins: true, toolNames: prefixed });
     expect(text).not.toContain("Never auto-run");
-    expect(text).not.toContain("Capability families");
+    expect(text).toContain("Capability families configured for this agent (call `mcphub_list_servers` for live status): fs: files.");
     expect(text).not.toContain("pinned");
+    const huge = buildInstructions({ expose: "all", summary: "x".repeat(10_000), hasPins: false, budget: 1, toolNames: prefixed });
+    expect(Buffer.byteLength(huge)).toBeLessThan(4096);
   });
 
   it("adds the capability families, the pins sentence and the budget sentence when they apply", () => {

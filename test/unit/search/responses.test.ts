@@ -115,16 +115,35 @@ describe("search_tools response", () => {
     expect(matches(plain)[0]?.["metadata_truncated"]).toBeUndefined();
   });
 
-  it("refuses queries over 2048 bytes without echoing them", () => {
+  it("cuts queries over 2048 bytes at a code point, says so, and never echoes the rest", () => {
     const { idx, all } = routing();
-    const secret = "ü".repeat(1025); // 2050 bytes, 1025 characters
-    const doc = search(idx, { query: secret }, all);
-    expect(doc).toEqual({ error: "query exceeds 2048 bytes", max_query_bytes: 2048 });
-    expect(search(idx, { queries: ["ok", secret] }, all)).toEqual({ error: "query exceeds 2048 bytes", max_query_bytes: 2048 });
-    const r = buildResolveResponse(idx, { query: secret }, { revision: REV });
-    expect(r).toEqual({ error: "query exceeds 2048 bytes", max_query_bytes: 2048 });
-    expect(JSON.stringify(r)).not.toContain("ü");
-    expect(search(idx, { query: "a".repeat(2048) }, all)["error"]).toBeUndefined();
+    const long = "send email ".repeat(150) + "ü".repeat(1025); // well over 2048 bytes, multi-byte tail
+    const doc = search(idx, { query: long }, all);
+    expect(doc["error"]).toBeUndefined();
+    expect(doc["reason_codes"]).toEqual(["query_truncated"]);
+    expect(Buffer.byteLength(doc["query"] as string)).toBeLessThanOrEqual(2048);
+    expect(matches(doc)[0]?.["namespaced"]).toBe("mail__send_email");
+    expect(search(idx, { queries: ["ok", long] }, all)["reason_codes"]).toEqual(["query_truncated"]);
+    const r = resolve(idx, long);
+    expect(r).toMatchObject({ status: "ambiguous", ambiguous: true });
+    expect(r["reason_codes"]).toContain("query_truncated");
+    expect(Buffer.byteLength(r["query"] as string)).toBeLessThanOrEqual(2048);
+    expect(r["query"] as string).not.toContain("\ufffd");
+    expect(search(idx, { query: "a".repeat(2048) }, all)["reason_codes"]).toBeUndefined();
+  });
+
+  it("answers every query with a contract-v1 document: empty, base64 blobs, control characters, other scripts", () => {
+    const { idx, all } = routing();
+    const base64 = Buffer.from(Array.from({ length: 15000 }, (_, i) => (i * 7919) % 256)).toString("base64"); // 20 KB
+    const queries = ["", "   ", base64, "\u0000\u0001\u0007delete\u001bbranch\u007f", "删除分支", "удалить ветку", "حذف الفرع", "🔥🔥🔥", "\ud800lonely surrogate", "a".repeat(5000), "x\n".repeat(3000)];
+    for (const q of queries) {
+      const r = resolve(idx, q); // checks the contract
+      expect(typeof r["status"]).toBe("string");
+      const sdoc = search(idx, { query: q }, all);
+      expect(sdoc["contract_version"]).toBe(1);
+      expect(Array.isArray(sdoc["matches"])).toBe(true);
+      expect(typeof sdoc["count"]).toBe("number");
+    }
   });
 
   it("merges several queries, each query's best first, without duplicates", () => {
@@ -134,7 +153,9 @@ describe("search_tools response", () => {
     expect(ns.slice(0, 2)).toEqual(["mail__send_email", "k8s__kubeconfig_view"]);
     expect(new Set(ns).size).toBe(ns.length);
     expect(doc["query"]).toBeUndefined();
-    expect(search(idx, { queries: Array.from({ length: 11 }, () => "x") }, all)["error"]).toBe("at most 10 queries per search");
+    const eleven = search(idx, { queries: [...Array.from({ length: 10 }, () => "kubeconfig"), "send email"] }, all);
+    expect(eleven["reason_codes"]).toEqual(["too_many_queries"]);
+    expect(matches(eleven).map((m) => m["namespaced"])).not.toContain("mail__send_email");
   });
 
   it("puts an exact name first and is deterministic", () => {
@@ -188,7 +209,29 @@ describe("resolve_tool response", () => {
     const { idx } = routing();
     expect(resolve(idx, "kubeconfig")).toMatchObject({ status: "confident", confidence: "high", reason_codes: ["single_candidate", "strong_coverage_and_margin"] });
     expect(resolve(idx, "delete branch")).toMatchObject({ status: "confident", confidence: "high", reason_codes: ["strong_coverage_and_margin"] });
-    expect(resolve(idx, "kubeconfig zebra nebula")).toMatchObject({ status: "confident", confidence: "medium", reason_codes: ["single_candidate", "clear_margin"] });
+    // Half the content words held, a clear lead: confident, but not high.
+    expect(resolve(idx, "kubeconfig zebra")).toMatchObject({ status: "confident", confidence: "medium", reason_codes: ["single_candidate", "clear_margin"] });
+  });
+
+  it("leaves generic request words out of coverage and is never confident on them alone", () => {
+    const { idx } = routing();
+    // "show" and "all" say nothing about which tool: no content word, nothing to be sure about.
+    const generic = resolve(idx, "show all");
+    expect(generic).toMatchObject({ status: "ambiguous", ambiguous: true });
+    expect(generic["reason_codes"]).toContain("query_too_generic");
+    // "find" is generic: the content word "branch" decides, and the tool holds it.
+    expect(resolve(idx, "find and delete the branch")).toMatchObject({ status: "confident" });
+  });
+
+  it("is never confident while servers are pending or when the query was cut", () => {
+    const { idx } = routing();
+    const pending = buildResolveResponse(idx, { query: "delete branch" }, { revision: REV, pendingServers: 2 });
+    expect(checkResolveContract(pending)).toEqual([]);
+    expect(pending).toMatchObject({ status: "ambiguous", ambiguous: true });
+    expect(pending["reason_codes"]).toContain("servers_pending");
+    for (const r of pending["reason_codes"] as string[]) seenReasons.add(r);
+    const none = buildResolveResponse(idx, { query: "zebra quantum" }, { revision: REV, pendingServers: 1 });
+    expect(none).toMatchObject({ status: "no_match", reason_codes: ["no_lexical_overlap", "servers_pending"] });
   });
 
   it("is ambiguous on ties, close scores, weak coverage and low matched fraction", () => {
@@ -201,6 +244,7 @@ describe("resolve_tool response", () => {
     // Read and write both carry "file" and "disk", a point or two apart: close, not a tie.
     expect(resolve(idx, "file disk")["reason_codes"]).toContain("close_scores");
     expect(resolve(idx, "kubeconfig zebra quantum lattice")["reason_codes"]).toEqual(["single_candidate", "weak_coverage"]);
+    expect(resolve(idx, "kubeconfig zebra nebula")["reason_codes"]).toEqual(["single_candidate", "weak_coverage"]);
     const low = resolve(idx, "send email with the quarterly report attached to finance team members today quickly");
     expect(low).toMatchObject({ status: "ambiguous" });
     expect(low["reason_codes"]).toContain("low_matched_fraction");
@@ -234,6 +278,25 @@ describe("resolve_tool response", () => {
     const doc = resolve(idx, "convert units", 5, (e) => e.server === "beta");
     expect((doc["recommendation"] as JsonObject)["namespaced"]).toBe("beta__convert_units");
     expect(doc["alternatives"]).toEqual([]);
+  });
+
+  it("in hybrid ranking, is confident only when the fused top is the lexical top", () => {
+    const { idx } = routing();
+    // A ranker whose own order puts another tool first (as fusion may): the lexical evidence is
+    // for delete_branch, so the answer cannot be confident about the fused top.
+    const fused = {
+      termCount: (q: string) => idx.termCount(q),
+      rank: (q: string, o: { limit: number; explain?: boolean }) => {
+        const r = idx.rank(q, { ...o, limit: 20 });
+        return { matches: [...r.matches].reverse().slice(0, o.limit), total: r.total };
+      },
+      assessmentRanking: (q: string, o: { limit: number }) => idx.rank(q, { ...o, explain: true }),
+    };
+    const doc = buildResolveResponse(fused, { query: "delete branch" }, { revision: REV });
+    expect(checkResolveContract(doc)).toEqual([]);
+    expect(doc).toMatchObject({ status: "ambiguous", ambiguous: true });
+    expect(doc["reason_codes"]).toContain("rankings_disagree");
+    for (const r of doc["reason_codes"] as string[]) seenReasons.add(r);
   });
 
   it("produced every reason code at least once", () => {

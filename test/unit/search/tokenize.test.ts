@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import { foldText, indexTerms, queryTerms, tokenize, words, MAX_QUERY_TERMS } from "../../../src/catalog/search/tokenize.js";
 import { stem } from "../../../src/catalog/search/stem.js";
 import { synonymsOf } from "../../../src/catalog/search/lexicon.js";
+import { wordnet } from "../../../src/catalog/search/wordnet.js";
+import { entry, indexOf } from "./entries.js";
 
 describe("tokenizer", () => {
   it("splits camelCase, PascalCase acronyms, snake_case and kebab-case", () => {
@@ -90,28 +92,38 @@ describe("lexicon", () => {
     expect(synonymsOf("zzzz")).toEqual([]);
   });
 
-  it("links how people ask a memory or file tool to how its author describes it", () => {
+  it("keeps software vocabulary only: the everyday-capability classes tuned on a benchmark are gone", () => {
     expect(synonymsOf(stem("forget"))).toContain(stem("delete"));
-    expect(synonymsOf(stem("remember"))).toEqual(expect.arrayContaining([stem("memory"), stem("recall")]));
-    expect(synonymsOf(stem("link"))).toEqual(expect.arrayContaining([stem("relation"), stem("connect")]));
-    expect(synonymsOf(stem("big"))).toContain(stem("size"));
-    expect(synonymsOf(stem("together"))).toContain(stem("multiple"));
+    expect(synonymsOf(stem("trending"))).toEqual([]);
+    expect(synonymsOf(stem("remember"))).toEqual([]);
+    expect(synonymsOf(stem("nearby"))).toEqual([]);
   });
 
-  it("covers everyday capabilities: trends, browsing, buying, comparing, routes, finance, meetings", () => {
-    expect(synonymsOf(stem("trending"))).toEqual(expect.arrayContaining([stem("popular"), stem("hot")]));
-    expect(synonymsOf(stem("ranking"))).toContain(stem("leaderboard"));
-    expect(synonymsOf(stem("website"))).toEqual(expect.arrayContaining([stem("browser"), stem("navigate")]));
-    expect(synonymsOf(stem("buy"))).toEqual(expect.arrayContaining([stem("purchase"), stem("shopping")]));
-    expect(synonymsOf(stem("compare"))).toEqual(expect.arrayContaining([stem("diff"), stem("difference")]));
-    expect(synonymsOf(stem("suggest"))).toContain(stem("recommend"));
-    expect(synonymsOf(stem("directions"))).toContain(stem("route"));
-    expect(synonymsOf(stem("nearby"))).toContain(stem("closest"));
-    expect(synonymsOf(stem("investment"))).toContain(stem("financial"));
+  it("covers the things tools act on and their file formats", () => {
     expect(synonymsOf(stem("meeting"))).toEqual(expect.arrayContaining([stem("calendar"), stem("event")]));
     expect(synonymsOf(stem("csv"))).toContain(stem("spreadsheet"));
     expect(synonymsOf(stem("pdf"))).toContain(stem("document"));
-    // "token" is an auth token far more often than a coin: it stays out of the crypto class.
-    expect(synonymsOf(stem("crypto"))).not.toContain(stem("token"));
+    expect(synonymsOf(stem("md"))).toContain(stem("markdown"));
+  });
+});
+
+describe("WordNet derivations", () => {
+  it("links a word to its derivations in other parts of speech, from any inflected form", () => {
+    expect(wordnet.derivations("translate")).toEqual(expect.arrayContaining(["translation"]));
+    expect(wordnet.derivations("translating")).toEqual(expect.arrayContaining(["translation"]));
+    expect(wordnet.derivations("delete")).toContain("deletion");
+    expect(wordnet.derivations("analysis")).toContain("analyze");
+    expect(wordnet.derivations("long")).toContain("length");
+    expect(wordnet.derivations("translate")).not.toContain("translate");
+    expect(wordnet.derivations("zzzzqx")).toEqual([]);
+    expect(wordnet.derivations("ümlaut")).toEqual([]);
+  });
+
+  it("a request in one part of speech finds a tool described in another", () => {
+    const idx = indexOf([
+      entry({ server: "lang", tool: "run", description: "Translation of text between languages." }),
+      entry({ server: "other", tool: "run", description: "Runs shell commands." }),
+    ]);
+    expect(idx.search("translate this paragraph")[0]?.entry.namespaced).toBe("lang__run");
   });
 });
