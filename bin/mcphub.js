@@ -1,6 +1,14 @@
 #!/usr/bin/env node
-// Thin launcher: the compiled CLI lives in dist/ (built by `npm run build`, run by `npm ci` via prepare).
-import { main } from "../dist/cli/main.js";
+// Thin launcher: the compiled CLI lives in dist/ (`npm run build` in a checkout; shipped in the
+// published package, built by `prepack`).
+let main;
+try {
+  ({ main } = await import("../dist/cli/main.js"));
+} catch (err) {
+  if (err?.code !== "ERR_MODULE_NOT_FOUND" || !String(err.message).includes("dist")) throw err;
+  process.stderr.write("mcphub: the CLI is not built yet; run `npm run build` in this checkout first\n");
+  process.exit(1);
+}
 
 main(process.argv.slice(2)).then(
   (code) => {

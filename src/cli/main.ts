@@ -2,23 +2,33 @@
 // command (src/cli/commands/*.ts, each exporting `register`) and turns every failure into one
 // readable line and a non-zero exit code: never a stack trace.
 import { Command, CommanderError } from "commander";
+import { separateServerCommand } from "./add-argv.js";
 import { CliError, defaultIO, type CliIO } from "./context.js";
 import { commandsFor, type RegisterCommand } from "./commands/index.js";
 import { VERSION } from "../version.js";
 
-export function buildProgram(io: CliIO, commands: RegisterCommand[]): Command {
+/** With --json, a failure is a JSON document on stdout too: `{"error": "..."}`. */
+function jsonError(io: CliIO, message: string): void {
+  io.out(JSON.stringify({ error: message }));
+}
+
+export function buildProgram(io: CliIO, commands: RegisterCommand[], json = false): Command {
   const program = new Command("mcphub")
     .description("A lazy MCP aggregation gateway: one namespaced catalogue behind eight management tools.")
     .version(`mcphub ${VERSION}`, "-V, --version")
     .option("-c, --config <path>", "config file (default: $MCPHUB_CONFIG, ./mcphub.yaml, ~/.config/mcphub/mcphub.yaml)")
     .option("--json", "print machine-readable JSON")
     .showSuggestionAfterError(true)
+    .addHelpText(
+      "after",
+      "\nExamples:\n  mcphub init\n  mcphub add memory npx -y @modelcontextprotocol/server-memory\n  mcphub sync --write\n  mcphub doctor --probe\n  mcphub up",
+    )
     .exitOverride()
     .configureOutput({
       writeOut: (s) => io.out(s.replace(/\n$/, "")),
       writeErr: (s) => io.err(s.replace(/\n$/, "")),
       // Commander prints "error: ..." itself; keep it to one line.
-      outputError: (s, write) => write(s.split("\n").filter(Boolean)[0] ?? s),
+      outputError: (s, write) => (json ? jsonError(io, firstLine(s).replace(/^error: /, "")) : write(firstLine(s))),
     });
   for (const register of commands) register(program, io);
   // Sub-commands inherit the one-line error behaviour.
@@ -27,7 +37,7 @@ export function buildProgram(io: CliIO, commands: RegisterCommand[]): Command {
     cmd.configureOutput({
       writeOut: (s) => io.out(s.replace(/\n$/, "")),
       writeErr: (s) => io.err(s.replace(/\n$/, "")),
-      outputError: (s, write) => write(s.split("\n").filter(Boolean)[0] ?? s),
+      outputError: (s, write) => (json ? jsonError(io, firstLine(s).replace(/^error: /, "")) : write(firstLine(s))),
     });
     cmd.commands.forEach(apply);
   };
@@ -35,21 +45,27 @@ export function buildProgram(io: CliIO, commands: RegisterCommand[]): Command {
   return program;
 }
 
+function firstLine(s: string): string {
+  return s.split("\n").filter(Boolean)[0] ?? s;
+}
+
 export async function main(argv: string[], io: CliIO = defaultIO): Promise<number> {
+  // Before `--` only: after it, "--json" would be an argument of a server being added.
+  const args = separateServerCommand(argv);
+  const cut = args.indexOf("--");
+  const json = (cut === -1 ? args : args.slice(0, cut)).includes("--json");
   try {
-    const program = buildProgram(io, await commandsFor(argv));
-    await program.parseAsync(argv, { from: "user" });
+    const program = buildProgram(io, await commandsFor(argv), json);
+    await program.parseAsync(args, { from: "user" });
     return typeof process.exitCode === "number" ? process.exitCode : 0;
   } catch (err) {
     if (err instanceof CommanderError) {
       // help and version exit with code 0; usage errors were already printed as one line.
       return err.exitCode;
     }
-    if (err instanceof CliError) {
-      io.err(`mcphub: ${err.message}`);
-      return err.exitCode;
-    }
-    io.err(`mcphub: ${err instanceof Error ? err.message : String(err)}`);
-    return 1;
+    const message = err instanceof Error ? err.message : String(err);
+    if (json) jsonError(io, message);
+    else io.err(`mcphub: ${message}`);
+    return err instanceof CliError ? err.exitCode : 1;
   }
 }

@@ -2,10 +2,13 @@
 // → a validated Config (zod, with readable messages). Nothing here interprets the values
 // (`~` in a server's cwd is expanded where the server is started, not here).
 import { readFile } from "node:fs/promises";
+import { dirname } from "node:path";
 import YAML from "yaml";
 import { parse as parseToml, TomlError } from "smol-toml";
 import { configSchema, type Config } from "./schema.js";
 import { ConfigError, issuesFromZod } from "./errors.js";
+import { bareMaps, reservedKeyIssues } from "./reserved-keys.js";
+import { resolveServerPaths } from "./relative-paths.js";
 import { displayPath, homeDir, resolveConfigPath, type ConfigFormat } from "./paths.js";
 
 export interface LoadedConfig {
@@ -34,7 +37,9 @@ export async function loadConfig(opts: LoadOptions = {}): Promise<LoadedConfig> 
   if (text === undefined) throw missingConfig(found.path);
   const label = displayPath(found.path, cwd, home);
   const raw = parseRawText(text, found.format, label);
-  return { path: found.path, format: found.format, config: validateConfig(raw, label), raw };
+  // Relative server paths mean "next to this file", whatever directory mcphub runs in.
+  const config = resolveServerPaths(validateConfig(raw, label), dirname(found.path));
+  return { path: found.path, format: found.format, config, raw };
 }
 
 /** Parses and validates config text. `file` only labels the messages. */
@@ -45,9 +50,12 @@ export function parseConfigText(text: string, format: ConfigFormat, file?: strin
 /** Checks plain data against the schema and applies defaults. */
 export function validateConfig(raw: unknown, file?: string): Config {
   const input = raw ?? {};
+  // Checked first: zod's records would drop such a key without a word.
+  const reserved = reservedKeyIssues(input);
+  if (reserved.length > 0) throw new ConfigError(reserved, file);
   const result = configSchema.safeParse(input);
   if (!result.success) throw new ConfigError(issuesFromZod(result.error, configSchema, input), file);
-  return result.data;
+  return bareMaps(result.data);
 }
 
 export function missingConfig(path: string): ConfigError {

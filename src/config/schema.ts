@@ -10,6 +10,11 @@ export const MAX_USE_WHEN = 8;
 export const MAX_HINT_BYTES = 256;
 export const MAX_TOOL_USE_WHEN_KEYS = 128;
 export const MIN_RESPONSE_BUDGET = 512;
+/** Largest JSON-RPC line accepted from a harness on stdio. */
+export const DEFAULT_MAX_MESSAGE_SIZE = 64 * 1024 * 1024;
+/** Largest JSON-RPC line accepted from a stdio downstream (V8 strings stop at about 512 MiB). */
+export const DEFAULT_MAX_DOWNSTREAM_MESSAGE_SIZE = 256 * 1024 * 1024;
+const MIN_MESSAGE_SIZE = 1024;
 
 export const AGENT_TYPES = [
   "local-agent",
@@ -251,10 +256,15 @@ export const configSchema = z
     agents: z.record(z.string(), agentSchema).describe("a map of agent names to agent settings").default({}),
     connect_timeout: durationSchema.default(30_000),
     call_timeout: durationSchema.default(30 * 60_000),
+    call_idle_timeout: durationSchema.default(60_000),
     response_budget: byteSizeSchema.default(32 * 1024),
     verbatim: z.boolean().default(false),
     listen: z.string().describe('HOST:PORT such as "127.0.0.1:9820"').optional(),
+    session_idle_timeout: durationSchema.default(30 * 60_000),
+    max_sessions_per_agent: z.number().int().min(1, "max_sessions_per_agent must be at least 1").default(64),
     result_retention: durationSchema.default(24 * 3_600_000),
+    max_message_size: byteSizeSchema.default(DEFAULT_MAX_MESSAGE_SIZE),
+    max_downstream_message_size: byteSizeSchema.default(DEFAULT_MAX_DOWNSTREAM_MESSAGE_SIZE),
     management_tool_names: z
       .enum(["prefixed", "clean"], { message: 'management_tool_names must be "prefixed" (mcphub_*) or "clean"' })
       .default("prefixed"),
@@ -274,7 +284,12 @@ export const configSchema = z
     }
     if (c.connect_timeout <= 0) ctx.addIssue({ code: "custom", path: ["connect_timeout"], message: "connect_timeout must be positive" });
     if (c.call_timeout <= 0) ctx.addIssue({ code: "custom", path: ["call_timeout"], message: "call_timeout must be positive" });
+    if (c.session_idle_timeout <= 0) ctx.addIssue({ code: "custom", path: ["session_idle_timeout"], message: "session_idle_timeout must be positive" });
+    if (c.call_idle_timeout <= 0) ctx.addIssue({ code: "custom", path: ["call_idle_timeout"], message: "call_idle_timeout must be positive" });
     if (c.result_retention <= 0) ctx.addIssue({ code: "custom", path: ["result_retention"], message: "result_retention must be positive" });
+    for (const key of ["max_message_size", "max_downstream_message_size"] as const) {
+      if (c[key] < MIN_MESSAGE_SIZE) ctx.addIssue({ code: "custom", path: [key], message: `${key} must be at least 1KB (got ${c[key]}B)` });
+    }
     if (c.response_budget !== 0 && c.response_budget < MIN_RESPONSE_BUDGET) {
       ctx.addIssue({
         code: "custom",

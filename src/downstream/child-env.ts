@@ -44,7 +44,11 @@ export function buildChildEnv(input: ChildEnvInput): Record<string, string> {
   return env;
 }
 
-/** `cwd` with `~` expanded; relative paths resolve against the gateway's cwd. */
+/**
+ * `cwd` with `~` expanded. A config loaded from a file already has relative paths resolved
+ * against its folder (config/relative-paths.ts); anything still relative resolves against the
+ * gateway's cwd.
+ */
 export function resolveChildCwd(cwd: string | undefined, home: string = homedir()): string | undefined {
   if (cwd === undefined || cwd === "") return undefined;
   if (cwd === "~") return home;

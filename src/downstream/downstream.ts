@@ -6,6 +6,7 @@ import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.j
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Prompt, Resource, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ServerConfig } from "../config/schema.js";
+import { formatDuration } from "../util/units.js";
 import { backoffDelay, type BackoffPolicy } from "./backoff.js";
 import { sanitizeLine, sanitizeText, sensitiveEnvValues } from "./sanitize.js";
 import { ConnectError, errorText, listAllOf, listResourceTemplates, openSession, type ListKind, type Session } from "./session.js";
@@ -30,6 +31,7 @@ export interface DownstreamDeps {
   auth?: RemoteAuth;
   connectTimeoutMs: number;
   backoff: BackoffPolicy;
+  maxMessageBytes?: number;
   log: (level: "info" | "warn" | "error", msg: string) => void;
   /** Something visible changed (state, lists, error). */
   changed: (server: string) => void;
@@ -77,6 +79,8 @@ export class Downstream {
   /** Sessions lost soon after connecting (reset by a session that stays up). */
   private quickDrops = 0;
   private readyAt = 0;
+  /** The failure last logged; a retry that fails the same way is not logged again. */
+  private loggedFailure?: string;
   private retryTimer?: NodeJS.Timeout;
   /** Unsubscribes from sign-in changes (set while the server needs sign-in). */
   private authWatch?: () => void;
@@ -296,6 +300,7 @@ export class Downstream {
           ...(this.deps.auth ? { auth: this.deps.auth } : {}),
           timeoutMs: this.deps.connectTimeoutMs,
           signal: this.shutdown.signal,
+          ...(this.deps.maxMessageBytes !== undefined ? { maxMessageBytes: this.deps.maxMessageBytes } : {}),
           onListChanged: (kind) => this.onListChanged(token, kind),
           onClose: () => this.onTransportClosed(token),
           ...(this.deps.hooks ? { peer: this.peerHooks(this.deps.hooks) } : {}),
@@ -329,7 +334,13 @@ export class Downstream {
     this.failures = 0;
     this.readyAt = Date.now();
     this.generation++;
-    this.deps.log("info", `${this.name}: ready (${session.tools.length} tools)`);
+    if (this.loggedFailure !== undefined) {
+      // Its failures were logged: say it recovered at the same level.
+      this.deps.log("warn", `${this.name}: ready again (${session.tools.length} tools)`);
+      this.loggedFailure = undefined;
+    } else {
+      this.deps.log("info", `${this.name}: ready (${session.tools.length} tools)`);
+    }
     this.setState("ready");
     for (const w of [...this.waiters]) w.resolve();
     if (session.closed) {
@@ -362,7 +373,7 @@ export class Downstream {
     if (err instanceof ConnectError && err.stderrTail !== undefined) this.stderrTail = err.stderrTail;
     // Locked needs a person (or the vault) to act: retry rarely, never hot-loop.
     const delay = locked ? this.deps.backoff.maxMs : backoffDelay(this.failures++, this.deps.backoff);
-    this.deps.log(locked ? "warn" : "error", `${this.name}: ${this.error}; retrying in ${delay}ms`);
+    this.logFailure(locked ? "warn" : "error", `${this.error}`, delay);
     this.setState(locked ? "locked" : "failed");
     const err2 = new NotConnectedError(this.name, "not_connected", this.notConnectedMessage());
     for (const w of [...this.waiters]) w.reject(err2);
@@ -430,9 +441,23 @@ export class Downstream {
       return;
     }
     const delay = backoffDelay(this.quickDrops++, this.deps.backoff);
-    this.deps.log("warn", `${this.name}: ${reason} again soon after connecting; reconnecting in ${delay}ms`);
+    this.logFailure("warn", `${reason} again soon after connecting`, delay);
     this.setState("failed");
     this.scheduleRetry(delay);
+  }
+
+  /**
+   * One line per change of failure, with the next retry time: a server that keeps failing the
+   * same way would otherwise fill the log with one line per backoff step.
+   */
+  private logFailure(level: "warn" | "error", what: string, delayMs: number): void {
+    if (this.loggedFailure === what) return;
+    this.loggedFailure = what;
+    const at = new Date(Date.now() + delayMs).toISOString().slice(11, 19);
+    this.deps.log(
+      level,
+      `${this.name}: ${what}; next retry in ${formatDuration(Math.max(1, Math.round(delayMs)))} (${at} UTC), then with backoff up to ${formatDuration(this.deps.backoff.maxMs)}; the same failure is not logged again`,
+    );
   }
 
   private track(p: Promise<void>): void {
@@ -497,26 +522,37 @@ export class Downstream {
       req.timeout = opts.timeoutMs;
       req.maxTotalTimeout = opts.timeoutMs;
     } else {
-      req.timeout = DEFAULT_IDLE_TIMEOUT_MS;
+      req.timeout = opts.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
       req.resetTimeoutOnProgress = true;
+      if (opts.maxTotalMs !== undefined) req.maxTotalTimeout = opts.maxTotalMs;
     }
+    // Always ask for progress: it is what keeps a long call inside its idle timeout, whether or
+    // not the caller wants to see it.
     const onProgress = opts.onProgress;
-    if (onProgress) {
-      req.onprogress = (p) => {
-        const out: { progress: number; total?: number; message?: string } = { progress: p.progress };
-        if (p.total !== undefined) out.total = p.total;
-        if (p.message !== undefined) out.message = p.message;
-        onProgress(out);
-      };
-    }
+    req.onprogress = (p) => {
+      if (!onProgress) return;
+      const out: { progress: number; total?: number; message?: string } = { progress: p.progress };
+      if (p.total !== undefined) out.total = p.total;
+      if (p.message !== undefined) out.message = p.message;
+      onProgress(out);
+    };
     try {
       return await send(s.client, req);
     } catch (err) {
-      throw this.classify(err, s, label, opts.signal);
+      throw this.classify(err, s, label, opts);
     }
   }
 
-  private classify(err: unknown, s: Session, label: string, signal: AbortSignal | undefined): Error {
+  /** Which limit a timed-out call ran into, in the words of the config. */
+  private timeoutDetail(err: McpError, opts: CallOptions): string {
+    if (opts.timeoutMs !== undefined) return `no answer within its timeout of ${formatDuration(opts.timeoutMs)}`;
+    const total = (err.data as { maxTotalTimeout?: unknown } | undefined)?.maxTotalTimeout;
+    if (typeof total === "number") return `it ran past call_timeout (${formatDuration(total)})`;
+    return `no answer and no progress for ${formatDuration(opts.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS)} (call_idle_timeout)`;
+  }
+
+  private classify(err: unknown, s: Session, label: string, opts: CallOptions): Error {
+    const signal = opts.signal;
     const detail = this.clean(errorText(err), s);
     if (this.closed) return new OutcomeUnknownError(this.name, label, "transport", detail, true);
     if (signal?.aborted) {
@@ -536,7 +572,7 @@ export class Downstream {
         // The SDK sent notifications/cancelled downstream, and the connection itself is healthy.
         // Restarting it would fail every other in-flight call on a shared server, so one slow
         // call only costs its own outcome (unknown, never replayed).
-        return new OutcomeUnknownError(this.name, label, "timeout", detail);
+        return new OutcomeUnknownError(this.name, label, "timeout", this.timeoutDetail(err, opts));
       }
       // The downstream answered with a JSON-RPC error: a definite outcome, pass it on.
       return err;

@@ -8,10 +8,14 @@ import { LockedError, NeedsAuthError, type RemoteAuth, type SecretResolver } fro
 export interface ProbeResult {
   handshake_ok: boolean;
   tool_count?: number;
+  /** Wire names of the tools listed (for checks such as `mcphub pin`). */
+  tools?: string[];
   latency_ms: number;
   error?: string;
   /** The server needs sign-in; `error` names the command. */
   needs_auth?: boolean;
+  /** The child's sanitised stderr tail, when a stdio server failed to start and wrote any. */
+  stderr_tail?: string;
   serverVersion?: { name: string; version: string };
 }
 
@@ -32,7 +36,7 @@ export async function probeServer(
       ...(opts.auth ? { auth: opts.auth } : {}),
       timeoutMs: opts.timeoutMs,
     });
-    const result: ProbeResult = { handshake_ok: true, tool_count: session.tools.length, latency_ms: latency() };
+    const result: ProbeResult = { handshake_ok: true, tool_count: session.tools.length, tools: session.tools.map((t) => t.name), latency_ms: latency() };
     const v = session.serverVersion;
     if (v) result.serverVersion = v;
     await session.close();
@@ -45,6 +49,7 @@ export async function probeServer(
         : err instanceof ConnectError
           ? err.message
           : sanitizeLine(errorText(err), opts.secrets?.knownSecretValues() ?? []);
-    return { handshake_ok: false, latency_ms: latency(), error };
+    const tail = err instanceof ConnectError ? err.stderrTail : undefined;
+    return { handshake_ok: false, latency_ms: latency(), error, ...(tail ? { stderr_tail: tail } : {}) };
   }
 }

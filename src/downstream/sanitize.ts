@@ -101,11 +101,26 @@ export function summarizeStartupStderr(tail: string, truncated: boolean, cfg: Se
   return capBytes(summary, 1024);
 }
 
+// A line that states a problem, as opposed to a stack frame, a banner or a progress message.
+const PROBLEM_RE = /\b(?:error|exception|cannot|can't|could not|couldn't|not found|no such|denied|missing|required|invalid|unknown|unrecognized|usage|fatal|panic|failed|refused|not set|unavailable|EACCES|EPERM|ENOENT)\b/i;
+const FRAME_RE = /^\s*(?:at\s|File "|\^+\s*$|~+\s*$|Traceback\b|node:internal|Node\.js v\d)/;
+
+/**
+ * The one line of a (sanitised) stderr tail that explains a failed start: the first line stating
+ * a problem that is not a stack frame, else the last non-empty line; at most 300 bytes.
+ */
+export function explainingLine(tail: string): string | undefined {
+  const lines = tail.split("\n").map((l) => l.trim()).filter((l) => l !== "");
+  const pick = lines.find((l) => PROBLEM_RE.test(l) && !FRAME_RE.test(l)) ?? lines.filter((l) => !FRAME_RE.test(l)).pop();
+  return pick === undefined ? undefined : capBytes(pick.replace(/\s+/g, " "), 300);
+}
+
 function missingEnvName(text: string): { name: string } | undefined {
   const m =
     /\b([A-Z][A-Z0-9_]{2,})\b[^.]{0,40}?\b(?:is not set|not set|is required|is missing|missing|must be set|is undefined|not defined|unavailable)\b/.exec(text) ??
     /\b(?:missing|required|set|define|provide)\b[^.]{0,40}?\b(?:env(?:ironment)?(?: variable)?)\s+([A-Z][A-Z0-9_]{2,})\b/i.exec(text);
-  if (m?.[1] && /^[A-Z][A-Z0-9_]*$/.test(m[1])) return { name: m[1] };
+  // ENOENT, EACCES...: an errno code, not a variable.
+  if (m?.[1] && /^[A-Z][A-Z0-9_]*$/.test(m[1]) && !/^E[A-Z]{3,}$/.test(m[1])) return { name: m[1] };
   if (/environment variable|env var/i.test(text) && /missing|required|not set|unset|undefined/i.test(text)) return { name: "" };
   return undefined;
 }

@@ -28,9 +28,10 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ServerConfig } from "../config/schema.js";
 import { buildChildEnv, resolveChildCwd } from "./child-env.js";
-import { SENSITIVE_NAME_RE, sanitizeLine, sanitizeText, sensitiveEnvValues, summarizeStartupStderr } from "./sanitize.js";
+import { explainingLine, SENSITIVE_NAME_RE, sanitizeLine, sanitizeText, sensitiveEnvValues, summarizeStartupStderr } from "./sanitize.js";
 import { ProcessGroupStdioTransport } from "./stdio-transport.js";
 import { LockedError, NeedsAuthError, type PeerMessage, type RemoteAuth, type RemoteAuthSession, type SecretResolver } from "./types.js";
+import { collapseMcpPrefix } from "../util/errors.js";
 
 export type ListKind = "tools" | "resources" | "prompts";
 
@@ -51,6 +52,8 @@ export interface OpenSessionOptions {
   parentEnv?: NodeJS.ProcessEnv;
   /** Aborts the attempt (supervisor shutdown); the child, if any, is killed. */
   signal?: AbortSignal;
+  /** Largest JSON-RPC line accepted from a stdio server (max_downstream_message_size). */
+  maxMessageBytes?: number;
   /** Server→client traffic of this connection (see ClientHooks); omitted = declare nothing. */
   peer?: SessionPeer;
 }
@@ -158,6 +161,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
         args: cfg.args ?? [],
         env,
         cwd: resolveChildCwd(cfg.cwd),
+        ...(opts.maxMessageBytes !== undefined ? { maxMessageBytes: opts.maxMessageBytes } : {}),
       });
       transport = stdio;
     }
@@ -243,7 +247,12 @@ function describeFailure(err: unknown, stdio: ProcessGroupStdioTransport | undef
   }
   if (stdio && stdio.stderrTail.byteLength > 0) {
     const tail = sanitizeText(stdio.stderrTail.text(), known);
-    if (tail.trim() !== "") msg += `; downstream stderr: ${summarizeStartupStderr(tail, stdio.stderrTail.truncated, cfg)}`;
+    if (tail.trim() !== "") {
+      // The fixed summary says what kind of problem it is; the line (secrets already redacted)
+      // says which file, option or variable, which is what an operator needs to fix it.
+      const line = explainingLine(tail);
+      msg += `; downstream stderr: ${summarizeStartupStderr(tail, stdio.stderrTail.truncated, cfg)}${line ? `: ${line}` : ""}`;
+    }
   }
   return msg;
 }
@@ -253,7 +262,7 @@ export function errorText(err: unknown): string {
     const cause = (err as { cause?: unknown }).cause;
     // fetch() hides the useful part ("ECONNREFUSED") in cause.
     if (err.message === "fetch failed" && cause instanceof Error) return `${err.message}: ${cause.message}`;
-    return err.message || err.name;
+    return collapseMcpPrefix(err.message || err.name);
   }
   return String(err);
 }

@@ -5,13 +5,16 @@
 //  - onclose fires as soon as the child exits (not when every inherited pipe closes, which a
 //    grandchild holding stdout could delay forever), so in-flight calls fail at once.
 // Framing reuses the SDK's deserializeMessage/serializeMessage so the wire format stays the SDK's.
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
 import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import { LARGE_MESSAGE_CHARS, releaseMemory } from "../util/memory.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { TopLevelIdScanner } from "../util/json-id-scan.js";
+import { formatBytes } from "../util/units.js";
+import { planSpawn, type SpawnPlan } from "./spawn-plan.js";
 import { TailBuffer } from "./stderr-tail.js";
 
 export interface StdioParams {
@@ -27,25 +30,45 @@ export interface StdioParams {
 
 const DEFAULT_KILL_GRACE_MS = 2000;
 // A bound against a runaway server, far above any real result (results over the response budget
-// are stored in the vault, so a large one must still arrive whole).
-const DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024 * 1024;
+// are stored in the vault, so a large one must still arrive whole), and below V8's string limit.
+const DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
 /** Decoded parts are joined into one large string every this many bytes (see `runs`). */
 const RUN_BYTES = 8 * 1024 * 1024;
 /** After the child exits, how long to wait for stdout to drain before reporting the close. */
 const EXIT_DRAIN_MS = 100;
 const GROUP_POLL_MS = 25;
 
-// Process groups still alive, so a gateway that exits abruptly kills them synchronously.
+// Process groups (Windows: process trees) still alive, so a gateway that exits abruptly kills
+// them synchronously.
 const liveGroups = new Set<number>();
+const liveTrees = new Set<number>();
 let exitHookInstalled = false;
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on("exit", () => {
+    for (const g of liveGroups) signalGroup(g, "SIGKILL");
+    for (const pid of liveTrees) spawnSync("taskkill", ["/pid", String(pid), "/T", "/F"], { stdio: "ignore", windowsHide: true });
+  });
+}
 function trackGroup(pgid: number): void {
   liveGroups.add(pgid);
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
-    process.on("exit", () => {
-      for (const g of liveGroups) signalGroup(g, "SIGKILL");
+  installExitHook();
+}
+
+/** Windows: no process groups; `taskkill /T /F` ends the process and everything it started. */
+async function killWindowsTree(pid: number): Promise<void> {
+  liveTrees.delete(pid);
+  await new Promise<void>((resolve) => {
+    const tk = spawn("taskkill", ["/pid", String(pid), "/T", "/F"], { stdio: "ignore", windowsHide: true });
+    const timer = setTimeout(resolve, 5000);
+    timer.unref();
+    tk.once("error", () => resolve());
+    tk.once("exit", () => {
+      clearTimeout(timer);
+      resolve();
     });
-  }
+  });
 }
 
 function signalGroup(pgid: number, signal: NodeJS.Signals): void {
@@ -147,6 +170,9 @@ export class ProcessGroupStdioTransport implements Transport {
   private draining = false;
   private reaping?: Promise<void>;
   private exitInfo?: { code: number | null; signal: NodeJS.Signals | null };
+  /** Set while the rest of an oversized line is being skipped. */
+  private skipping?: { scanner: TopLevelIdScanner; bytes: number };
+  private plan?: SpawnPlan;
 
   constructor(private readonly params: StdioParams) {
   }
@@ -165,20 +191,29 @@ export class ProcessGroupStdioTransport implements Transport {
 
   start(): Promise<void> {
     if (this.child) throw new Error("stdio transport already started");
+    const plan = planSpawn({ command: this.params.command, args: this.params.args, platform: process.platform, env: this.params.env, ...(this.params.cwd ? { cwd: this.params.cwd } : {}) });
+    this.plan = plan;
     return new Promise((resolve, reject) => {
       let spawned = false;
-      const child = spawn(this.params.command, this.params.args, {
+      const child = spawn(plan.file, plan.args, {
         env: this.params.env,
         cwd: this.params.cwd,
         stdio: ["pipe", "pipe", "pipe"],
-        detached: true, // own process group: close() can signal the whole tree
+        detached: plan.detached, // POSIX: own process group, so close() can signal the whole tree
         shell: false,
         windowsHide: true,
+        windowsVerbatimArguments: plan.windowsVerbatimArguments,
       });
       this.child = child;
       child.once("spawn", () => {
         spawned = true;
-        if (child.pid !== undefined) trackGroup(child.pid);
+        if (child.pid !== undefined) {
+          if (plan.kill === "process-group") trackGroup(child.pid);
+          else {
+            liveTrees.add(child.pid);
+            installExitHook();
+          }
+        }
         resolve();
       });
       child.on("error", (err) => {
@@ -243,6 +278,16 @@ export class ProcessGroupStdioTransport implements Transport {
     let start = 0;
     for (;;) {
       const nl = chunk.indexOf(0x0a, start);
+      if (this.skipping) {
+        // The rest of an oversized line: only its top-level id is kept, never its bytes.
+        const piece = chunk.subarray(start, nl === -1 ? chunk.length : nl);
+        this.skipping.scanner.feed(piece);
+        this.skipping.bytes += piece.length;
+        if (nl === -1) break;
+        this.endSkippedLine(max);
+        start = nl + 1;
+        continue;
+      }
       if (nl === -1) {
         if (start < chunk.length) {
           this.parts.push(this.decoder.write(chunk.subarray(start)));
@@ -254,16 +299,49 @@ export class ProcessGroupStdioTransport implements Transport {
             this.runBytes = 0;
           }
         }
-        if (this.partBytes > max) {
-          this.onerror?.(new Error(`stdio server sent a message larger than ${max} bytes`));
-          this.shutdown();
-        }
+        if (this.partBytes > max) this.startSkipping();
         break;
       }
       this.completeLine(this.decoder.write(chunk.subarray(start, nl)) + this.decoder.end());
       start = nl + 1;
     }
     this.drain();
+  }
+
+  /** The line being received is over the limit: drop what was kept and skip to its end. */
+  private startSkipping(): void {
+    const scanner = new TopLevelIdScanner();
+    for (const text of [...this.runs, ...this.parts]) scanner.feed(Buffer.from(text, "utf8"));
+    this.skipping = { scanner, bytes: this.partBytes };
+    this.parts = [];
+    this.runs = [];
+    this.partBytes = 0;
+    this.runBytes = 0;
+    this.decoder = new StringDecoder("utf8");
+    releaseMemory();
+  }
+
+  /**
+   * An oversized line has ended. A response fails its own request with an error naming the limit
+   * (the session and every other call carry on); anything else is reported and dropped.
+   */
+  private endSkippedLine(max: number): void {
+    const skipped = this.skipping;
+    this.skipping = undefined;
+    if (!skipped) return;
+    const head = skipped.scanner.result();
+    const what = `a ${formatBytes(skipped.bytes)} message, larger than max_downstream_message_size (${formatBytes(max)})`;
+    if (!head.hasMethod && head.id !== null) {
+      this.lines.push(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: head.id,
+          error: { code: -32603, message: `the server answered with ${what}; the answer was dropped (the request may have taken effect)` },
+        }),
+      );
+    } else {
+      this.onerror?.(new Error(`the stdio server sent ${what}; it was dropped`));
+    }
   }
 
   /**
@@ -351,7 +429,8 @@ export class ProcessGroupStdioTransport implements Transport {
       } catch {
         // ignore: the pipe may already be broken
       }
-      this.reaping = killProcessGroup(child.pid, this.params.killGraceMs ?? DEFAULT_KILL_GRACE_MS)
+      const ended = this.plan?.kill === "taskkill" ? killWindowsTree(child.pid) : killProcessGroup(child.pid, this.params.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
+      this.reaping = ended
         // Node reaps the leader right after; wait for that so `exit` is known after close().
         .then(() => this.exitedWithin(1000))
         // The last stderr lines often explain a failed start; give them a moment to arrive.
@@ -372,6 +451,7 @@ export class ProcessGroupStdioTransport implements Transport {
     this.runs = [];
     this.partBytes = 0;
     this.runBytes = 0;
+    this.skipping = undefined;
     this.decoder = new StringDecoder("utf8");
     this.onclose?.();
   }

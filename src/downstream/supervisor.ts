@@ -30,6 +30,7 @@ export class Supervisor {
       ...(this.opts.auth ? { auth: this.opts.auth } : {}),
       connectTimeoutMs: this.opts.connectTimeoutMs,
       backoff: this.opts.backoff ?? DEFAULT_BACKOFF,
+      ...(this.opts.maxMessageBytes !== undefined ? { maxMessageBytes: this.opts.maxMessageBytes } : {}),
       log: this.opts.log ?? (() => {}),
       // The catalogue follows the shared connection; a dedicated one changes nothing visible.
       changed: connection === undefined ? (server) => this.changed(server) : () => {},

@@ -108,7 +108,8 @@ function outcomeUnknownMessage(server: string, tool: string, reason: OutcomeUnkn
     case "cancelled":
       return `${what} was cancelled before an answer arrived; the outcome is unknown and the request was not retried (${detail})`;
     case "timeout":
-      return `${what} timed out; the outcome is unknown and the request was not retried; the connection is being re-established for future calls (${detail})`;
+      // The session is kept (see Downstream.classify): say so, a reconnect would mislead.
+      return `${what} timed out: ${detail}; the outcome is unknown and the request was not retried. The server was sent notifications/cancelled and its connection stays up for other calls`;
     case "transport":
       return `${what} lost its connection; the outcome is unknown and the request was not retried; the connection is being re-established for future calls (${detail})`;
   }
@@ -164,8 +165,12 @@ export interface CallOptions {
    * `connection: per-session`; omitted = the shared connection.
    */
   connection?: string;
-  /** Hard cap for this request; when omitted a default idle timeout applies that progress resets. */
+  /** Hard cap for this request; when omitted an idle timeout applies that progress resets. */
   timeoutMs?: number;
+  /** Without timeoutMs: how long the call may go without an answer or a progress notification. */
+  idleTimeoutMs?: number;
+  /** Without timeoutMs: the cap on the whole call, progress or not (call_timeout). */
+  maxTotalMs?: number;
   signal?: AbortSignal;
   onProgress?: (p: { progress: number; total?: number; message?: string }) => void;
 }
@@ -181,6 +186,8 @@ export interface SupervisorOptions {
   log?: (level: "info" | "warn" | "error", msg: string) => void;
   /** Reconnect backoff; defaults to 500ms → 30s with full jitter. */
   backoff?: { initialMs: number; maxMs: number };
+  /** Largest JSON-RPC line accepted from a stdio server; longer answers fail their own call. */
+  maxMessageBytes?: number;
   /** Where server→client requests and notifications go; without hooks the client declares nothing. */
   hooks?: ClientHooks;
 }

@@ -42,6 +42,16 @@ export function effectiveTimeout(hub: Hub, requested?: number): number {
 }
 
 /**
+ * The limits of one call: a `timeout_ms` is a hard cap (never above call_timeout); without one the
+ * call may run as long as it keeps answering or reporting progress within call_idle_timeout, up
+ * to call_timeout in all.
+ */
+export function callLimits(hub: Hub, requested?: number): { timeoutMs: number } | { idleTimeoutMs: number; maxTotalMs: number } {
+  if (requested !== undefined && requested > 0) return { timeoutMs: effectiveTimeout(hub, requested) };
+  return { idleTimeoutMs: Math.min(hub.config.call_idle_timeout, hub.config.call_timeout), maxTotalMs: hub.config.call_timeout };
+}
+
+/**
  * Calls one catalogue tool for an agent and returns what the caller should see: the downstream
  * result verbatim, a stored receipt, or an invalid_arguments document. Transport failures throw
  * (OutcomeUnknownError / NotConnectedError): the request is never replayed.
@@ -76,7 +86,7 @@ export async function invokeTool(
       (route) =>
         hub.supervisor.callTool(entry.server, entry.wire, args, {
           ...route,
-          timeoutMs: effectiveTimeout(hub, opts.timeoutMs),
+          ...callLimits(hub, opts.timeoutMs),
           ...(opts.signal ? { signal: opts.signal } : {}),
           ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
         }),

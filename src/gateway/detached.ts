@@ -13,7 +13,27 @@ import type { Caller } from "./passthrough/router.js";
 import { advertisedName } from "./management.js";
 import type { AgentView } from "./view.js";
 
+/** Detached calls one agent may have running: one busy agent cannot starve the others. */
 export const MAX_DETACHED_IN_FLIGHT = 8;
+/** Detached calls the whole gateway may have running (the daemon serves many agents). */
+export const MAX_DETACHED_TOTAL = 32;
+
+/** Why one more detached call of `owner` may not start now; undefined when it may. */
+export function detachedRefusal(owners: Iterable<string>, owner: string): string | undefined {
+  let total = 0;
+  let mine = 0;
+  for (const o of owners) {
+    total++;
+    if (o === owner) mine++;
+  }
+  if (mine >= MAX_DETACHED_IN_FLIGHT) {
+    return `too many detached calls in flight (${mine} of ${MAX_DETACHED_IN_FLIGHT}) for this agent; poll the existing callIds or wait for one to finish`;
+  }
+  if (total >= MAX_DETACHED_TOTAL) {
+    return `the gateway has too many detached calls in flight (${total} of ${MAX_DETACHED_TOTAL}, across all agents); wait for one to finish`;
+  }
+  return undefined;
+}
 
 interface Running {
   entry: CatalogEntry;
@@ -45,11 +65,8 @@ export class DetachedRegistry {
    * it while it lives (the starting request itself is over by then, so none is named).
    */
   async start(view: AgentView, entry: CatalogEntry, args: unknown, timeoutMs?: number, caller?: Caller): Promise<JsonObject> {
-    if (this.running.size >= MAX_DETACHED_IN_FLIGHT) {
-      throw new DetachedError(
-        `too many detached calls in flight (${this.running.size} of ${MAX_DETACHED_IN_FLIGHT}); poll the existing callIds or wait for one to finish`,
-      );
-    }
+    const refusal = detachedRefusal([...this.running.values()].map((r) => r.owner), view.owner);
+    if (refusal) throw new DetachedError(refusal);
     const callId = randomBytes(16).toString("hex");
     const timeout = effectiveTimeout(this.hub, timeoutMs);
     const run: Running = { entry, owner: view.owner, started: Date.now(), controller: new AbortController() };

@@ -11,6 +11,9 @@ import type { ListenAddress } from "../config/schema.js";
 import { CliError, type CliIO } from "../cli/context.js";
 import { errorText } from "../util/errors.js";
 import { Hub } from "./hub.js";
+import { healthReport } from "./health.js";
+import { SessionTable } from "./http-sessions.js";
+import { guardTransport } from "./rpc-guard.js";
 import { createSession, type Session } from "./session.js";
 import { createStatusRoutes, type StatusRoutes } from "./status/routes.js";
 import type { ServeOptions } from "./stdio.js";
@@ -28,10 +31,7 @@ export interface HttpOptions extends ServeOptions {
 interface LiveSession {
   session: Session;
   transport: StreamableHTTPServerTransport;
-  agent: string | undefined;
-  opened: number;
-  /** Time of the session's latest request (the status page's "last activity"). */
-  lastSeen: number;
+  close(): Promise<void>;
 }
 
 export interface HttpGateway {
@@ -62,7 +62,7 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
     await hub.close();
     throw err;
   }
-  const sessions = new Map<string, LiveSession>();
+  const sessions = new SessionTable<LiveSession>({ idleMs: opts.config.session_idle_timeout, perAgent: opts.config.max_sessions_per_agent });
   let inFlight = 0;
   let draining = false;
   let idle: (() => void) | undefined;
@@ -102,7 +102,8 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
     }
     const path = (req.url ?? "/").split("?")[0] ?? "/";
     if (path === "/healthz") {
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ status: "ok" }));
+      const health = healthReport(hub, sessions.size, draining);
+      res.writeHead(draining ? 503 : 200, { "content-type": "application/json" }).end(JSON.stringify(health));
       return;
     }
     if (draining) return reply(res, 503, "gateway is shutting down");
@@ -125,8 +126,9 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
       const live = sessions.get(sessionId);
       if (!live) return reply(res, 404, "unknown or expired session; initialize a new one");
       if (live.agent !== agent) return reply(res, 403, "this session belongs to another agent");
-      live.lastSeen = Date.now();
-      return live.transport.handleRequest(req, res);
+      // A request (or the GET stream) keeps the session from expiring until its response ends.
+      res.once("close", sessions.activity(sessionId));
+      return live.value.transport.handleRequest(req, res);
     }
     if (req.method !== "POST") return reply(res, 400, "no session: start with an initialize POST");
     const body = await readJson(req);
@@ -139,11 +141,22 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
     } catch (err) {
       return reply(res, 403, errorText(err));
     }
+    if (!(await sessions.admit(agent))) {
+      const cap = opts.config.max_sessions_per_agent;
+      return reply(res, 429, `too many open sessions for ${agent === undefined ? "this gateway" : `agent "${agent}"`} (${cap}, all busy); close one (DELETE) or retry later`);
+    }
     const session = createSession(hub, view);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        sessions.set(id, { session, transport, agent, opened: Date.now(), lastSeen: Date.now() });
+        sessions.add(id, agent, {
+          session,
+          transport,
+          close: async () => {
+            session.dispose();
+            await transport.close();
+          },
+        });
       },
     });
     transport.onclose = () => {
@@ -151,6 +164,7 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
       session.dispose();
     };
     await session.server.connect(transport);
+    guardTransport(transport);
     await transport.handleRequest(req, res, body);
   }
 
@@ -170,15 +184,19 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
     port,
     url: `http://${shownHost}:${port}/mcp`,
     ...(opts.configPath ? { configPath: opts.configPath } : {}),
-    sessions: () => [...sessions.values()].map((l) => ({ agent: l.agent, opened: l.opened, lastSeen: l.lastSeen })),
+    sessions: () => sessions.list(),
   });
   hub.start();
+  sessions.start();
 
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
       draining = true;
       server.close();
+      // In-flight calls fail at once ("the gateway is shutting down"; nothing is retried) and
+      // their answers still reach the waiting clients: the drain below waits for those answers.
+      const hubClosed = hub.close();
       if (inFlight > 0) {
         await new Promise<void>((resolve) => {
           idle = resolve;
@@ -186,13 +204,9 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
         });
       }
       status?.close();
-      for (const live of sessions.values()) {
-        live.session.dispose();
-        await live.transport.close().catch(() => undefined);
-      }
-      sessions.clear();
+      await sessions.closeAll();
       server.closeAllConnections();
-      await hub.close();
+      await hubClosed;
     })();
     return closing;
   };
@@ -206,16 +220,22 @@ export async function serveHttp(opts: HttpOptions): Promise<void> {
   const anonymous = !(await TokenStore.open(opts.dataDir).authenticate(undefined)).required;
   say(`mcphub listening on ${gw.url}${anonymous ? " (no agent tokens yet: loopback clients are served unscoped)" : " (bearer tokens required)"}`);
   say(`  status page: ${gw.url.replace(/\/mcp$/, "/")}${anonymous ? "" : " (sign in with \`mcphub open\`)"}`);
+  // One line per real change: a server retrying after a failure goes failed → connecting →
+  // failed on every attempt, which is not news until it succeeds or fails differently.
   const seen = new Map<string, string>();
   gw.hub.supervisor.onChange((name) => {
     const snap = gw.hub.supervisor.snapshot(name);
-    if (!snap || seen.get(name) === snap.state) return;
-    seen.set(name, snap.state);
+    if (!snap) return;
+    const last = seen.get(name) ?? "";
+    const failing = last.startsWith("failed|") || last.startsWith("locked|");
+    const key = `${snap.state}|${snap.state === "ready" ? "" : (snap.error ?? "")}`;
+    if (key === last || (snap.state === "connecting" && failing)) return;
+    seen.set(name, key);
     say(`  ${name}: ${snap.state}${snap.connected ? ` (${snap.tools.length} tools)` : ""}${snap.error ? ` — ${snap.error}` : ""}`);
   });
   await new Promise<void>((resolve) => {
     const stop = () => {
-      say("mcphub: draining in-flight calls, then stopping");
+      say("mcphub: stopping: in-flight calls are answered with an error, then drained");
       void gw.close().finally(resolve);
     };
     process.once("SIGTERM", stop);

@@ -74,6 +74,7 @@ export class Hub {
     this.supervisor = new Supervisor({
       servers: config.servers,
       connectTimeoutMs: config.connect_timeout,
+      maxMessageBytes: config.max_downstream_message_size,
       clientInfo: { name: opts.agent ? `mcphub/${opts.agent}` : "mcphub", version: VERSION },
       secrets,
       auth: this.auth,

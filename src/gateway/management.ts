@@ -56,16 +56,25 @@ interface Definition {
   title: string;
   description: string;
   inputSchema: Schema;
+  annotations: Tool["annotations"];
 }
+
+// Hints for clients that ask before running tools: everything here only reads, except call_tool,
+// which runs a downstream tool that may change anything, anywhere.
+// (Only what differs from the spec's defaults is spelled out, to keep the definitions small.)
+const READ_ONLY = { readOnlyHint: true } as const;
+const CALLS_ANYTHING = { readOnlyHint: false, destructiveHint: true, openWorldHint: true } as const;
 
 const DEFINITIONS: Record<ManagementTool, Definition> = {
   list_servers: {
     title: "List servers",
+    annotations: READ_ONLY,
     description: "Downstream servers behind this gateway: state, tool counts, hints, catalog_revision.",
     inputSchema: obj({}),
   },
   search_tools: {
     title: "Search tools",
+    annotations: READ_ONLY,
     description: "Ranked search of the downstream tool catalogue. Empty query lists every tool by name.",
     inputSchema: obj({
       query: str("what you want to do, or a tool name"),
@@ -75,17 +84,20 @@ const DEFINITIONS: Record<ManagementTool, Definition> = {
   },
   describe_tool: {
     title: "Describe tool",
+    annotations: READ_ONLY,
     description: "Full description and input/output schema of one tool (server__tool, or server + tool).",
     inputSchema: obj({ tool: str("server__tool, or the tool when server is given"), server: str("server name") }, ["tool"]),
   },
   resolve_tool: {
     title: "Resolve tool",
+    annotations: READ_ONLY,
     description:
       "Recommend the one tool for a goal, with an argument template. Run it only when status is confident.",
     inputSchema: obj({ query: str("the goal or activity, in plain words"), max_hits: int("alternatives, 1-10") }, ["query"]),
   },
   call_tool: {
     title: "Call tool",
+    annotations: CALLS_ANYTHING,
     description:
       "Call a downstream tool. Large results come back as a stored receipt; detach runs it in the background.",
     inputSchema: obj(
@@ -101,16 +113,19 @@ const DEFINITIONS: Record<ManagementTool, Definition> = {
   },
   get_result: {
     title: "Get result",
+    annotations: READ_ONLY,
     description: "One page of a stored result: start at cursor 0, follow nextCursor until done.",
     inputSchema: obj({ callId: str("from a stored receipt"), cursor: int("byte offset, default 0") }, ["callId"]),
   },
   poll_result: {
     title: "Poll result",
+    annotations: READ_ONLY,
     description: "Status or result of a detached call.",
     inputSchema: obj({ callId: str("from an accepted receipt") }, ["callId"]),
   },
   stats: {
     title: "Stats",
+    annotations: READ_ONLY,
     description: "Usage of downstream tools: calls, errors, latency, estimated tokens, for this agent and all.",
     inputSchema: obj({ since: str("window such as 24h or 7d (default: all kept history)") }),
   },

@@ -1,11 +1,11 @@
 // `mcphub mcp serve` over stdio: one harness, one agent, one hub. The process lives exactly as
 // long as its harness: it shuts down (killing every downstream process tree) when stdin closes
 // or on SIGINT/SIGTERM.
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Config } from "../config/schema.js";
 import { Hub } from "./hub.js";
 import type { Logger } from "./log.js";
 import { createSession } from "./session.js";
+import { LineStdioServerTransport } from "./stdio-transport.js";
 
 export interface ServeOptions {
   config: Config;
@@ -28,9 +28,20 @@ export async function serveStdio(opts: ServeOptions): Promise<void> {
     throw err;
   }
   const session = createSession(hub, view);
-  const transport = new StdioServerTransport();
+  const transport = new LineStdioServerTransport({
+    input: process.stdin,
+    output: process.stdout,
+    maxMessageBytes: opts.config.max_message_size,
+    warn: (m) => opts.log.warn(m),
+  });
   await session.server.connect(transport);
   hub.start();
+  // Someone ran it by hand: say what this is, instead of sitting silently on a terminal.
+  if (process.stdin.isTTY) {
+    process.stderr.write(
+      "mcphub: this is an MCP server speaking JSON-RPC on stdin/stdout, meant to be launched by an agent harness (see `mcphub sync`). Press Ctrl-C (or Ctrl-D) to stop.\n",
+    );
+  }
 
   await new Promise<void>((resolve) => {
     let stopping = false;

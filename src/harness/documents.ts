@@ -1,9 +1,18 @@
 // A harness file opened for careful editing. Each format keeps as much of the file as it can:
-//  - JSON / JSONC: edited in place with jsonc-parser's modify/applyEdits, so unrelated keys,
-//    their order, comments and formatting survive; only the touched entry is re-rendered.
+//  - JSON / JSONC: the touched entry's text is spliced into the file (located with jsonc-parser's
+//    syntax tree), so every other byte survives: keys, order, comments, one-line entries.
 //  - YAML: edited through the `yaml` Document API, so comments and key order survive.
-//  - TOML: parsed and re-serialized with smol-toml; values and order survive, comments do not.
-import { applyEdits, modify, parse as parseJsonc, type ParseError, printParseErrorCode } from "jsonc-parser";
+//  - TOML: only the touched entry's `[section.name]` table is rewritten (checked by parsing the
+//    result); a layout that does not allow that falls back to re-serialising the whole file.
+import {
+  findNodeAtLocation,
+  getNodeValue,
+  parse as parseJsonc,
+  parseTree,
+  printParseErrorCode,
+  type Node as JsonNode,
+  type ParseError,
+} from "jsonc-parser";
 import { isMap, isScalar, isSeq, parseDocument, type Document } from "yaml";
 import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
 import { inferStyle, reattachComments, spliceEdit, type YamlStyle } from "../config/yaml-text.js";
@@ -31,6 +40,20 @@ const isObject = (v: unknown): v is RawObject => typeof v === "object" && v !== 
 
 function deepEqual(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** The last property node named `name` in an object node (the one a JSON reader keeps). */
+function lastProperty(obj: JsonNode, name: string): JsonNode | undefined {
+  const props = obj.children ?? [];
+  for (let i = props.length - 1; i >= 0; i--) if (props[i]?.children?.[0]?.value === name) return props[i];
+  return undefined;
+}
+
+/** JSON on one line with a space after ":" and ",", the way people write one-line entries. */
+function compactJson(value: RawValue): string {
+  if (Array.isArray(value)) return `[${value.map(compactJson).join(", ")}]`;
+  if (isObject(value)) return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${compactJson(v)}`).join(", ")}}`;
+  return JSON.stringify(value);
 }
 
 export function openDocument(adapter: HarnessAdapter, path: string, text: string): HarnessDocument {
@@ -88,35 +111,136 @@ class JsonDocument implements HarnessDocument {
     return new Map(isObject(section) ? Object.entries(section) : []);
   }
 
-  private edit(path: (string | number)[], value: RawValue | undefined): void {
-    const edits = modify(this.body, path, value, {
-      formattingOptions: { insertSpaces: this.insertSpaces, tabSize: this.tabSize, eol: this.eol },
-    });
-    this.body = applyEdits(this.body, edits);
+  private tree(): JsonNode {
+    const tree = parseTree(this.body, [], { allowTrailingComma: true, disallowComments: false });
+    if (!tree) throw new HarnessFileError(`${this.path}: invalid JSON`);
+    return tree;
   }
 
+  private replace(from: number, to: number, text: string): void {
+    this.body = `${this.body.slice(0, from)}${text}${this.body.slice(to)}`;
+  }
+
+  // Edits are spliced into the text by hand: jsonc-parser's modify() re-formats whole lines around
+  // an edit, which rewrote neighbouring entries (a one-line object became five lines).
+
   upsert(name: string, encoded: RawObject, managedKeys: readonly string[]): void {
-    const base = [...this.adapter.section, name];
-    if (this.sectionValue(this.parse() as RawObject) === null) {
-      // `"mcpServers": null`: replace the null with a section holding this entry.
-      this.edit([...this.adapter.section], { [name]: encoded });
+    const root = this.tree();
+    const section = findNodeAtLocation(root, [...this.adapter.section]);
+    if (!section || section.type === "null") {
+      const value = { [name]: encoded };
+      const oneLine = !this.body.trim().includes("\n");
+      if (section) this.replace(section.offset, section.offset + section.length, this.render(value, this.lineIndent(section.offset), oneLine));
+      else this.insertProperty(root, this.adapter.section[0] ?? "", this.nest(this.adapter.section.slice(1), value));
       return;
     }
-    const existing = this.entries().get(name);
-    if (!isObject(existing)) {
-      this.edit(base, encoded);
+    const prop = lastProperty(section, name);
+    if (!prop) {
+      this.insertProperty(section, name, encoded);
       return;
     }
-    for (const key of managedKeys) {
-      if (!(key in encoded) && key in existing) this.edit([...base, key], undefined);
+    const valueNode = prop.children?.[1];
+    if (!valueNode) return;
+    const existing = getNodeValue(valueNode) as RawValue;
+    let merged: RawObject = encoded;
+    if (isObject(existing)) {
+      merged = { ...existing };
+      for (const key of managedKeys) if (!(key in encoded)) delete merged[key];
+      Object.assign(merged, encoded);
     }
-    for (const [key, value] of Object.entries(encoded)) {
-      if (!deepEqual(existing[key], value)) this.edit([...base, key], value);
-    }
+    if (deepEqual(existing, merged)) return;
+    const oneLine = !this.body.slice(valueNode.offset, valueNode.offset + valueNode.length).includes("\n");
+    this.replace(valueNode.offset, valueNode.offset + valueNode.length, this.render(merged, this.lineIndent(prop.offset), oneLine));
   }
 
   remove(name: string): void {
-    this.edit([...this.adapter.section, name], undefined);
+    const section = findNodeAtLocation(this.tree(), [...this.adapter.section]);
+    const props = section?.type === "object" ? (section.children ?? []) : [];
+    const i = props.findIndex((p) => p.children?.[0]?.value === name);
+    const prop = props[i];
+    if (!section || !prop) return;
+    const prev = props[i - 1];
+    const next = props[i + 1];
+    const end = prop.offset + prop.length;
+    // An entry on lines of its own goes with its lines (its comma and comment too), so the
+    // neighbours' lines, comments included, stay as they were.
+    const lineStart = this.body.lastIndexOf("\n", prop.offset - 1) + 1;
+    const nl = this.body.indexOf("\n", end);
+    const rest = nl === -1 ? undefined : this.body.slice(end, this.body[nl - 1] === "\r" ? nl - 1 : nl);
+    const tail = rest === undefined ? undefined : /^[ \t]*(,?)[ \t]*(?:\/\/.*|\/\*.*\*\/[ \t]*)?$/.exec(rest);
+    if (tail && nl !== -1 && /^[ \t]*$/.test(this.body.slice(lineStart, prop.offset)) && (prev || next)) {
+      this.replace(lineStart, nl + 1, "");
+      if (!next && prev && tail[1] !== ",") {
+        // It was the last entry: the one before it loses its separating comma (strict JSON).
+        const comma = /^[ \t]*,/.exec(this.body.slice(prev.offset + prev.length));
+        if (comma) this.replace(prev.offset + prev.length + comma[0].length - 1, prev.offset + prev.length + comma[0].length, "");
+      }
+      return;
+    }
+    if (prev) this.replace(prev.offset + prev.length, end, "");
+    else if (next) this.replace(prop.offset, next.offset, "");
+    else this.replace(section.offset + 1, section.offset + section.length - 1, "");
+  }
+
+  /** Adds `"key": value` as the last property of an object, in the object's own layout. */
+  private insertProperty(obj: JsonNode, key: string, value: RawValue): void {
+    const props = obj.children ?? [];
+    const last = props[props.length - 1];
+    const objText = this.body.slice(obj.offset, obj.offset + obj.length);
+    const keyText = JSON.stringify(key);
+    if (last) {
+      const end = last.offset + last.length;
+      if (objText.includes("\n")) {
+        const indent = this.lineIndent(last.offset);
+        const entry = `${keyText}: ${this.render(value, indent, false)}`;
+        // After the last entry's own line (its trailing comma and comment stay where they are),
+        // keeping the file's habit of a trailing comma.
+        const nl = this.body.indexOf("\n", end);
+        const lineEnd = nl === -1 ? -1 : this.body[nl - 1] === "\r" ? nl - 1 : nl;
+        const rest = lineEnd === -1 ? undefined : this.body.slice(end, lineEnd);
+        const tail = rest === undefined ? undefined : /^[ \t]*(,?)[ \t]*(?:\/\/.*|\/\*.*\*\/[ \t]*)?$/.exec(rest);
+        if (tail && lineEnd !== -1) {
+          const trailing = tail[1] === ",";
+          this.replace(lineEnd, lineEnd, `${this.eol}${indent}${entry}${trailing ? "," : ""}`);
+          if (!trailing) this.replace(end, end, ",");
+        } else {
+          this.replace(end, end, `,${this.eol}${indent}${entry}`);
+        }
+      } else {
+        this.replace(end, end, `, ${keyText}: ${this.render(value, "", true)}`);
+      }
+      return;
+    }
+    const close = obj.offset + obj.length - 1;
+    const inner = this.body.slice(obj.offset + 1, close);
+    if (!this.body.trim().includes("\n") && this.body.trim() !== "{}") {
+      this.replace(obj.offset + 1, close, `${inner.trim() === "" ? "" : inner}${keyText}: ${this.render(value, "", true)}`);
+      return;
+    }
+    const base = this.lineIndent(obj.offset);
+    const indent = `${base}${this.unit()}`;
+    const kept = inner.trim() === "" ? "" : inner.replace(/\s+$/, "");
+    this.replace(obj.offset + 1, close, `${kept}${this.eol}${indent}${keyText}: ${this.render(value, indent, false)}${this.eol}${base}`);
+  }
+
+  private nest(path: readonly string[], value: RawObject): RawValue {
+    return path.reduceRight<RawObject>((inner, key) => ({ [key]: inner }), value);
+  }
+
+  private unit(): string {
+    return this.insertSpaces ? " ".repeat(this.tabSize) : "\t";
+  }
+
+  /** The whitespace that starts the line holding `offset`. */
+  private lineIndent(offset: number): string {
+    const lineStart = this.body.lastIndexOf("\n", offset - 1) + 1;
+    return /^[ \t]*/.exec(this.body.slice(lineStart, offset))?.[0] ?? "";
+  }
+
+  /** JSON text of a value placed at `indent`: one line (`{"a": 1, "b": [2]}`) or indented. */
+  private render(value: RawValue, indent: string, oneLine: boolean): string {
+    if (oneLine) return compactJson(value);
+    return JSON.stringify(value, null, this.unit()).split("\n").join(`${this.eol}${indent}`);
   }
 
   text(): string {
@@ -227,14 +351,16 @@ class YamlDocument implements HarnessDocument {
 
 class TomlDocument implements HarnessDocument {
   private readonly root: RawObject;
+  /** Entries changed since opening, in order; only their blocks of text are rewritten. */
+  private readonly touched = new Set<string>();
 
   constructor(
     private readonly adapter: HarnessAdapter,
     path: string,
-    text: string,
+    private readonly source: string,
   ) {
     try {
-      this.root = parseToml(text) as RawObject;
+      this.root = parseToml(source) as RawObject;
     } catch (err) {
       const msg = err instanceof Error ? err.message.split("\n")[0] : String(err);
       throw new HarnessFileError(`${path}: invalid TOML (${msg})`);
@@ -275,14 +401,100 @@ class TomlDocument implements HarnessDocument {
     } else {
       section[name] = encoded;
     }
+    this.touched.add(name);
   }
 
   remove(name: string): void {
     const section = this.sectionObject(false);
-    if (section) delete section[name];
+    if (section && name in section) {
+      delete section[name];
+      this.touched.add(name);
+    }
   }
 
+  /**
+   * Only the touched entries' `[section.name]` blocks are rewritten; every other byte stays. The
+   * result is parsed again and must hold exactly the edited data; when the file's layout does not
+   * allow that (an inline table, a block split across the file), the whole file is re-serialised.
+   */
   text(): string {
+    if (this.touched.size === 0) return this.source;
+    let text = this.source;
+    const section = this.sectionObject(false) ?? {};
+    for (const name of this.touched) {
+      const value = section[name];
+      const block = value === undefined ? "" : stringifyToml(this.nest(name, value));
+      text = spliceTomlBlock(text, [...this.adapter.section, name], block);
+    }
+    try {
+      if (canonical(parseToml(text)) === canonical(this.root)) return text;
+    } catch {
+      // fall through to the full rewrite
+    }
     return stringifyToml(this.root);
   }
+
+  private nest(name: string, value: RawValue): RawObject {
+    return [...this.adapter.section, name].reduceRight<RawValue>((inner, key) => ({ [key]: inner }), value) as RawObject;
+  }
+}
+
+/** JSON with object keys sorted, to compare parsed TOML regardless of key order. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) =>
+    isObject(v) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, (v as RawObject)[k]])) : v,
+  );
+}
+
+/**
+ * Replaces the lines of the table `[a.b]` (and its sub-tables `[a.b.x]` that follow it) with
+ * `block`, or appends `block` when there is no such table; an empty block removes the table.
+ */
+function spliceTomlBlock(text: string, path: string[], block: string): string {
+  const eol = text.includes("\r\n") ? "\r\n" : "\n";
+  const lines = text.split(/\r?\n/);
+  const header = (line: string): string[] | undefined => {
+    const m = /^\s*\[(?!\[)(.*)\]\s*(?:#.*)?$/.exec(line);
+    return m ? splitTomlKey(m[1] ?? "") : undefined;
+  };
+  const within = (key: string[] | undefined) => key !== undefined && key.length >= path.length && path.every((p, i) => key[i] === p);
+  const start = lines.findIndex((l) => within(header(l)) && header(l)?.length === path.length);
+  const body = block.replace(/\n+$/, "").split("\n");
+  if (start === -1) {
+    if (body.length === 1 && body[0] === "") return text;
+    const trimmed = text.replace(/\s+$/, "");
+    return `${trimmed}${trimmed === "" ? "" : `${eol}${eol}`}${body.join(eol)}${eol}`;
+  }
+  let end = start + 1;
+  while (end < lines.length) {
+    const key = header(lines[end] ?? "");
+    const isArrayTable = /^\s*\[\[/.test(lines[end] ?? "");
+    if ((key !== undefined && !within(key)) || isArrayTable) break;
+    end++;
+  }
+  // Keep the blank lines that separated this table from the next one.
+  while (end > start + 1 && (lines[end - 1] ?? "").trim() === "") end--;
+  let from = start;
+  if (body.length === 1 && body[0] === "") {
+    while (from > 0 && (lines[from - 1] ?? "").trim() === "") from--;
+    if (from === 0) while (end < lines.length && (lines[end] ?? "").trim() === "") end++;
+    return [...lines.slice(0, from), ...lines.slice(end)].join(eol);
+  }
+  return [...lines.slice(0, from), ...body, ...lines.slice(end)].join(eol);
+}
+
+/** `a."b.c" . d` → ["a", "b.c", "d"]; undefined when the key is not simple. */
+function splitTomlKey(text: string): string[] | undefined {
+  const out: string[] = [];
+  const re = /\s*(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|([A-Za-z0-9_-]+))\s*(\.|$)/y;
+  let pos = 0;
+  while (pos < text.length) {
+    re.lastIndex = pos;
+    const m = re.exec(text);
+    if (!m) return undefined;
+    out.push(m[1] !== undefined ? (JSON.parse(`"${m[1]}"`) as string) : (m[2] ?? m[3] ?? ""));
+    pos = re.lastIndex;
+    if (m[4] === "") break;
+  }
+  return out;
 }

@@ -9,6 +9,7 @@
 import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
+import { bareRecord } from "../config/reserved-keys.js";
 import { writeAtomic } from "./files.js";
 
 const agentStateSchema = z.object({
@@ -26,6 +27,13 @@ const planSchema = z.object({
   /** The agent's owned set before this plan was written, restored by rollback. */
   owned_before: z.array(z.string()).default([]),
   owned_path_before: z.string().nullable().default(null),
+  /** The harness type, to read the file again at rollback time. */
+  type: z.string().optional(),
+  /** SHA-256 of the bytes this plan wrote, and of each MCP entry in them: a rollback compares. */
+  written_sha256: z.string().optional(),
+  written_entries: z.record(z.string(), z.string()).optional(),
+  /** Set once the plan was rolled back: a second rollback would overwrite later changes. */
+  rolled_back: z.object({ at: z.string(), saved: z.string().nullable() }).optional(),
 });
 
 const stateSchema = z.object({
@@ -47,7 +55,7 @@ export async function readState(dataDir: string): Promise<SyncState> {
   try {
     text = await readFile(statePath(dataDir), "utf8");
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return stateSchema.parse({});
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return { version: 1, agents: bareRecord({}), plans: bareRecord({}), tokens: bareRecord({}) };
     throw err;
   }
   let json: unknown;
@@ -60,7 +68,9 @@ export async function readState(dataDir: string): Promise<SyncState> {
   if (!parsed.success) {
     throw new Error(`${statePath(dataDir)} has an unexpected shape; move it aside to start sync bookkeeping afresh`);
   }
-  return parsed.data;
+  // Keyed by agent names and plan ids: an agent called `constructor` must find nothing inherited.
+  const s = parsed.data;
+  return { ...s, agents: bareRecord(s.agents), plans: bareRecord(s.plans), tokens: bareRecord(s.tokens) };
 }
 
 export async function writeState(dataDir: string, state: SyncState): Promise<void> {

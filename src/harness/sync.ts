@@ -1,7 +1,7 @@
 // Sync: compare what an agent's harness file holds with what it should hold, print that as a
 // plan, and on --write apply it with a backup first, touching only the MCP section and removing
 // only entries mcphub itself wrote before. Every write records a plan id that --rollback restores.
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { unlink } from "node:fs/promises";
 import { isAbsolute, resolve, dirname } from "node:path";
 import { expandHome } from "../config/paths.js";
@@ -11,7 +11,8 @@ import { GATEWAY_ENTRY, PENDING_TOKEN, desiredEntries, type SelfCommand } from "
 import { openDocument } from "./documents.js";
 import { backupFile, readIfExists, writeAtomic } from "./files.js";
 import { adapterFor } from "./registry.js";
-import { ownedNames, readState, writeState, type SyncState } from "./state.js";
+import { ownedNames, readState, writeState, type PlanRecord, type SyncState } from "./state.js";
+import { canonicalJson } from "../util/canonical-json.js";
 import type { HarnessAdapter, NeutralEntry } from "./types.js";
 
 export type SyncActionKind = "add" | "update" | "remove" | "unchanged";
@@ -121,7 +122,7 @@ export async function planSync(config: Config, agentName: string, ctx: SyncConte
   for (const want of desired) {
     const raw = present.get(want.name);
     const have = raw === undefined ? undefined : adapter.codec.decode(want.name, raw);
-    if (raw === undefined) actions.push({ action: "add", name: want.name });
+    if (raw === undefined) actions.push({ action: "add", name: want.name, detail: describeNew(want) });
     else if (have && sameEntry(have, want) && !usesPendingToken(want)) actions.push({ action: "unchanged", name: want.name });
     else actions.push({ action: "update", name: want.name, detail: describeChange(have, want) });
   }
@@ -169,6 +170,22 @@ export async function planOffload(config: Config, agentName: string, ctx: SyncCo
 
 function usesPendingToken(e: NeutralEntry): boolean {
   return Object.values(e.headers ?? {}).some((v) => v.includes(PENDING_TOKEN));
+}
+
+/** What an added entry will run or reach, so a dry run shows it; env and header values never. */
+export function describeNew(want: NeutralEntry): string {
+  const parts: string[] = [];
+  if (want.command !== undefined) parts.push(`command ${JSON.stringify(want.command)}`);
+  if (want.args?.length) parts.push(`args ${JSON.stringify(want.args)}`);
+  if (want.url !== undefined) parts.push(`url ${JSON.stringify(want.url)}${want.transport === "sse" ? " (sse)" : ""}`);
+  const names = (label: string, m: Record<string, string> | undefined) => {
+    const keys = Object.keys(m ?? {}).sort();
+    if (keys.length) parts.push(`${label} ${keys.join(", ")} (values redacted)`);
+  };
+  names("env", want.env);
+  names("headers", want.headers);
+  const text = parts.join("; ");
+  return Buffer.byteLength(text) <= 1024 ? text : `${Buffer.from(text).subarray(0, 1020).toString("utf8").replace(/\uFFFD$/, "")}...`;
 }
 
 /** A field-by-field change summary; env and header values are never shown. */
@@ -234,9 +251,10 @@ export async function writePlan(config: Config, plan: SyncPlan, ctx: SyncContext
   }
   const backup = original === undefined ? null : await backupFile(plan.path);
   const before = state.agents[plan.agent];
-  await writeAtomic(plan.path, doc.text());
+  const written = doc.text();
+  await writeAtomic(plan.path, written);
   try {
-    recordPlan(state, plan, backup, before);
+    recordPlan(state, plan, backup, before, { type: adapter.type, ...fingerprint(adapter, plan.path, Buffer.from(written, "utf8")) });
     await writeState(ctx.dataDir, state);
   } catch (err) {
     // Bookkeeping failed: put the harness file back as it was so nothing is left unowned.
@@ -247,7 +265,34 @@ export async function writePlan(config: Config, plan: SyncPlan, ctx: SyncContext
   return { plan, written: true, backup };
 }
 
-function recordPlan(state: SyncState, plan: SyncPlan, backup: string | null, before: SyncState["agents"][string] | undefined): void {
+/** What a rollback compares against: the file's hash and each MCP entry's hash. */
+function fingerprint(adapter: HarnessAdapter, path: string, bytes: Buffer): { written_sha256: string; written_entries?: Record<string, string> } {
+  const out: { written_sha256: string; written_entries?: Record<string, string> } = { written_sha256: sha256(bytes) };
+  const entries = entryHashes(adapter, path, bytes);
+  if (entries) out.written_entries = entries;
+  return out;
+}
+
+function entryHashes(adapter: HarnessAdapter, path: string, bytes: Buffer): Record<string, string> | undefined {
+  try {
+    const entries = openDocument(adapter, path, bytes.toString("utf8")).entries();
+    return Object.fromEntries([...entries].map(([name, raw]) => [name, sha256(Buffer.from(canonicalJson(raw), "utf8"))]));
+  } catch {
+    return undefined;
+  }
+}
+
+function sha256(bytes: Buffer): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+function recordPlan(
+  state: SyncState,
+  plan: SyncPlan,
+  backup: string | null,
+  before: SyncState["agents"][string] | undefined,
+  written: { type: string; written_sha256: string; written_entries?: Record<string, string> },
+): void {
   const ownedBefore = before && before.path === plan.path ? before.owned : [];
   let owned: string[];
   if (plan.kind === "sync") {
@@ -265,6 +310,7 @@ function recordPlan(state: SyncState, plan: SyncPlan, backup: string | null, bef
     kind: plan.kind,
     owned_before: ownedBefore,
     owned_path_before: before?.path ?? null,
+    ...written,
   };
 }
 
@@ -274,16 +320,37 @@ export interface RollbackResult {
   path: string;
   restored: "backup" | "deleted";
   backup: string | null;
+  /** Where the file as it was just before the rollback was saved (null: there was no file). */
+  saved: string | null;
 }
 
-/** Restores the file a plan wrote to exactly what it was before (or deletes it if it was new). */
-export async function rollbackPlan(planId: string, ctx: Pick<SyncContext, "dataDir">): Promise<RollbackResult> {
+/**
+ * Restores the file a plan wrote to exactly what it was before (or deletes it if it was new).
+ * Refuses when the file changed after the plan (saying what changed) unless `force`, saves the
+ * current file first either way, and refuses a second rollback of the same plan.
+ */
+export async function rollbackPlan(planId: string, ctx: Pick<SyncContext, "dataDir">, opts: { force?: boolean } = {}): Promise<RollbackResult> {
   const state = await readState(ctx.dataDir);
   const rec = state.plans[planId];
   if (!rec) {
     const known = Object.keys(state.plans).sort().slice(-5);
     throw new SyncError(`unknown plan "${planId}"${known.length ? `; recent plans: ${known.join(", ")}` : " (no plan has been written yet)"}`);
   }
+  if (rec.rolled_back) {
+    throw new SyncError(
+      `plan ${planId} was already rolled back (${rec.rolled_back.at}); rolling it back again would overwrite what came after${rec.rolled_back.saved ? ` (the file as it was before that rollback is ${rec.rolled_back.saved})` : ""}`,
+    );
+  }
+  const current = await readIfExists(rec.path);
+  if (!opts.force) {
+    const changed = changeSince(rec, current);
+    if (changed) {
+      throw new SyncError(
+        `${rec.path} changed after plan ${planId} was written (${changed}); rolling back would lose that. Pass --force to roll back anyway (the current file is saved first)`,
+      );
+    }
+  }
+  const saved = current === undefined ? null : await backupFile(rec.path);
   if (rec.backup === null) {
     await unlink(rec.path).catch((err: NodeJS.ErrnoException) => {
       if (err.code !== "ENOENT") throw err;
@@ -295,8 +362,32 @@ export async function rollbackPlan(planId: string, ctx: Pick<SyncContext, "dataD
   }
   if (rec.owned_path_before !== null) state.agents[rec.agent] = { path: rec.owned_path_before, owned: rec.owned_before };
   else delete state.agents[rec.agent];
+  rec.rolled_back = { at: new Date().toISOString(), saved };
   await writeState(ctx.dataDir, state);
-  return { planId, agent: rec.agent, path: rec.path, restored: rec.backup === null ? "deleted" : "backup", backup: rec.backup };
+  return { planId, agent: rec.agent, path: rec.path, restored: rec.backup === null ? "deleted" : "backup", backup: rec.backup, saved };
+}
+
+/** What changed in the file since a plan wrote it, in words; undefined when nothing did. */
+function changeSince(rec: PlanRecord, current: Buffer | undefined): string | undefined {
+  if (rec.written_sha256 === undefined) {
+    return "this plan was recorded before mcphub kept track of what it wrote, so later edits cannot be ruled out";
+  }
+  if (current === undefined) return "the file was deleted";
+  if (sha256(current) === rec.written_sha256) return undefined;
+  const adapter = rec.type ? adapterFor(rec.type) : undefined;
+  const now = adapter ? entryHashes(adapter, rec.path, current) : undefined;
+  const then = rec.written_entries;
+  if (!adapter || !now || !then) return "its contents differ from what the plan wrote";
+  const added = Object.keys(now).filter((n) => !(n in then));
+  const removed = Object.keys(then).filter((n) => !(n in now));
+  const edited = Object.keys(now).filter((n) => n in then && now[n] !== then[n]);
+  const section = adapter.section.join(".");
+  const parts = [
+    ...(added.length ? [`${section} entries added: ${added.join(", ")}`] : []),
+    ...(removed.length ? [`${section} entries removed: ${removed.join(", ")}`] : []),
+    ...(edited.length ? [`${section} entries edited: ${edited.join(", ")}`] : []),
+  ];
+  return parts.length ? parts.join("; ") : `settings outside ${section} were edited`;
 }
 
 /** The JSON a CLI prints for a plan (no internal fields, no secrets). */

@@ -64,9 +64,9 @@ describe("init --from-agents", () => {
     const plan = JSON.parse((await sb.run(["sync", "--json"])).stdout) as PlanJson[];
     expect(plan.map((p) => [p.agent, p.actions])).toEqual([
       ["claude", [{ action: "update", name: "mcphub", detail: expect.stringContaining("command") }]],
-      ["cursor", [{ action: "add", name: "mcphub" }]],
-      ["gemini", [{ action: "add", name: "mcphub" }]],
-      ["local-agent", [{ action: "add", name: "mcphub" }]],
+      ["cursor", [{ action: "add", name: "mcphub", detail: expect.stringContaining('"mcp","serve"') }]],
+      ["gemini", [{ action: "add", name: "mcphub", detail: expect.stringContaining('"mcp","serve"') }]],
+      ["local-agent", [{ action: "add", name: "mcphub", detail: expect.stringContaining('"mcp","serve"') }]],
     ]);
   });
 });

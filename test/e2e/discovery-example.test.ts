@@ -13,6 +13,7 @@ interface ExampleServer {
   command?: string;
   args?: string[];
   env?: Record<string, string>;
+  cwd?: string;
 }
 
 /** mcphub.example.yaml with its paths made absolute and its state kept inside the test's home. */
@@ -20,7 +21,9 @@ function exampleConfig(home: TempHome): string {
   const config = YAML.parse(readFileSync(join(ROOT, "mcphub.example.yaml"), "utf8")) as { servers: Record<string, ExampleServer> };
   for (const server of Object.values(config.servers)) {
     if (server.command === undefined) continue; // the disabled remote example
-    server.args = (server.args ?? []).map((a) => (a.startsWith("node_modules/") ? join(ROOT, a) : a === "." ? home.dir : a));
+    // npx runs in the repository, where it finds the packages installed (no network needed).
+    server.cwd = ROOT;
+    server.args = (server.args ?? []).map((a) => (a === "." ? home.dir : a));
     if (server.env?.["MEMORY_FILE_PATH"] !== undefined) server.env["MEMORY_FILE_PATH"] = join(home.dir, "memory.jsonl");
   }
   return home.writeConfig(config);

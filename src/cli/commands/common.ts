@@ -1,5 +1,6 @@
 // Helpers the operator commands share: global options, loading the config as one readable
 // error line, the sync context, list rendering and small argument parsers. No business logic.
+import { stripVTControlCharacters } from "node:util";
 import type { Command } from "commander";
 import { ConfigError, dataDir, homeDir, loadConfig, type Config, type LoadedConfig } from "../../config/index.js";
 import { selfCommand, type SyncContext } from "../../harness/index.js";
@@ -100,12 +101,22 @@ export function parsePositiveInt(flag: string, text: string): number {
   return Number(text);
 }
 
-/** A plain text table: columns padded to their widest cell. */
+/** How many columns a cell takes on a terminal: colour codes take none. */
+export function visibleWidth(text: string): number {
+  return stripVTControlCharacters(text).length;
+}
+
+/** `text` padded with spaces to `width` visible columns (colour codes do not count). */
+export function padVisible(text: string, width: number): string {
+  return text + " ".repeat(Math.max(0, width - visibleWidth(text)));
+}
+
+/** A plain text table: columns padded to their widest cell, measured without colour codes. */
 export function table(header: string[], rows: string[][]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const widths = header.map((h, i) => Math.max(visibleWidth(h), ...rows.map((r) => visibleWidth(r[i] ?? ""))));
   const line = (cells: string[]) =>
     cells
-      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
+      .map((c, i) => (i === cells.length - 1 ? c : padVisible(c, widths[i] ?? 0)))
       .join("  ")
       .trimEnd();
   return [line(header), ...rows.map(line)].join("\n");

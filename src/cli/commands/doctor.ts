@@ -1,13 +1,11 @@
 // `doctor`: checks the config, each enabled server (command on PATH, or URL reachable over TCP),
 // the vault key source, each agent's harness file and, with --probe, a real MCP handshake per
 // server. Prints every check, then exits non-zero if any failed.
-import { constants } from "node:fs";
-import { access } from "node:fs/promises";
 import { connect } from "node:net";
-import { delimiter, join } from "node:path";
 import type { Command } from "commander";
 import { type Config, type ServerConfig } from "../../config/index.js";
 import { probeServer } from "../../downstream/probe.js";
+import { findCommand } from "../../downstream/spawn-plan.js";
 import { probeEmbeddings } from "../../catalog/embeddings/probe.js";
 import { formatBytes } from "../../util/units.js";
 import { planSync } from "../../harness/index.js";
@@ -26,20 +24,12 @@ export interface Check {
   latency_ms?: number;
   error?: string;
   needs_auth?: boolean;
+  stderr_tail?: string;
 }
 
 const PROBE_TIMEOUT_MS = 45_000;
 const TCP_TIMEOUT_MS = 3_000;
 
-/** Absolute path of an executable command, searching PATH for bare names. */
-export async function findOnPath(command: string, env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
-  const runnable = async (p: string) => access(p, constants.X_OK).then(() => true, () => false);
-  if (command.includes("/")) return (await runnable(command)) ? command : undefined;
-  for (const dir of (env.PATH ?? "").split(delimiter)) {
-    if (dir !== "" && (await runnable(join(dir, command)))) return join(dir, command);
-  }
-  return undefined;
-}
 
 /** Resolves when a TCP connection to the URL's host and port opens; rejects with the reason. */
 function tcpReach(url: string): Promise<void> {
@@ -68,7 +58,7 @@ async function serverCheck(name: string, s: ServerConfig): Promise<Check> {
       return { name: `server:${name}`, ok: false, detail: `${s.url} unreachable: ${(err as Error).message}` };
     }
   }
-  const found = await findOnPath(s.command ?? "");
+  const found = findCommand({ command: s.command ?? "", platform: process.platform, env: { ...process.env, ...(s.env ?? {}) } });
   return found
     ? { name: `server:${name}`, ok: true, detail: `command ${found}` }
     : { name: `server:${name}`, ok: false, detail: `command "${s.command}" not found on PATH` };
@@ -80,8 +70,9 @@ export function registerDoctor(program: Command, io: CliIO): void {
     .description("check config, servers, vault and agents (--probe: real MCP handshakes)")
     .option("--probe", "perform a real MCP handshake with each enabled server")
     .option("-s, --server <name>", "check (and probe) only this server")
-    .addHelpText("after", example(["mcphub doctor", "mcphub doctor --probe", "mcphub doctor --probe --server memory --json"]))
-    .action(async (opts: { probe?: boolean; server?: string }, cmd: Command) => {
+    .option("-v, --verbose", "with --probe: show the stderr tail of a server that failed to start")
+    .addHelpText("after", example(["mcphub doctor", "mcphub doctor --probe", "mcphub doctor --probe --verbose --server notes", "mcphub doctor --probe --server memory --json"]))
+    .action(async (opts: { probe?: boolean; server?: string; verbose?: boolean }, cmd: Command) => {
       const json = Boolean(globalsOf(cmd).json);
       const loaded = await load(cmd);
       const { config } = loaded;
@@ -164,20 +155,28 @@ export function registerDoctor(program: Command, io: CliIO): void {
             latency_ms: r.latency_ms,
             ...(r.error !== undefined ? { error: r.error } : {}),
             ...(r.needs_auth ? { needs_auth: true } : {}),
+            ...(opts.verbose && r.stderr_tail ? { stderr_tail: r.stderr_tail } : {}),
           });
         }
       }
 
       const failed = checks.filter((c) => !c.ok);
-      if (json) printJson(io, checks);
-      else {
-        const c = colors(io);
-        io.out(
-          checks
-            .map((ch) => `${ch.ok ? c.green("ok  ") : c.red("FAIL")}  ${ch.name.padEnd(22)} ${ch.detail}${ch.warning ? `\n      ${c.yellow(`warning: ${ch.warning}`)}` : ""}`)
-            .join("\n"),
-        );
+      if (json) {
+        printJson(io, checks);
+        // The JSON says what failed; a second document on stdout would break its readers.
+        if (failed.length) process.exitCode = 1;
+        return;
       }
+      const c = colors(io);
+      const tail = (t: string) => `\n${t.replace(/\s+$/, "").split("\n").map((l) => `      ${c.dim(`| ${l}`)}`).join("\n")}`;
+      io.out(
+        checks
+          .map(
+            (ch) =>
+              `${ch.ok ? c.green("ok  ") : c.red("FAIL")}  ${ch.name.padEnd(22)} ${ch.detail}${ch.warning ? `\n      ${c.yellow(`warning: ${ch.warning}`)}` : ""}${ch.stderr_tail ? tail(ch.stderr_tail) : ""}`,
+          )
+          .join("\n"),
+      );
       if (failed.length) throw new CliError(`doctor found ${failed.length} problem${failed.length > 1 ? "s" : ""}: ${failed.map((f) => f.name).join(", ")}`);
     });
 }

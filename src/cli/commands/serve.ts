@@ -5,7 +5,10 @@ import { stderrLogger } from "../../gateway/log.js";
 import { CliError, type CliIO } from "../context.js";
 
 export function registerServe(program: Command, io: CliIO): void {
-  const mcp = program.command("mcp").description("run mcphub as an MCP server");
+  const mcp = program
+    .command("mcp")
+    .description("run mcphub as an MCP server")
+    .addHelpText("after", "\nExamples:\n  mcphub mcp serve --agent claude\n  mcphub mcp serve --listen 127.0.0.1:9820");
   mcp
     .command("serve")
     .description("serve the gateway over stdio (or streamable HTTP with --listen)")
@@ -13,7 +16,7 @@ export function registerServe(program: Command, io: CliIO): void {
     .option("-l, --listen <host:port>", "serve streamable HTTP on this address instead of stdio")
     .addHelpText(
       "after",
-      "\nExamples:\n  mcphub mcp serve --agent claude\n  mcphub mcp serve --listen 127.0.0.1:9820",
+      "\nOver stdio it speaks JSON-RPC on stdin/stdout: a harness launches it (see `mcphub sync`).\n\nExamples:\n  mcphub mcp serve --agent claude\n  mcphub mcp serve --listen 127.0.0.1:9820",
     )
     .action(async (opts: { agent?: string; listen?: string }, cmd: Command) => {
       const globals = cmd.optsWithGlobals<{ config?: string }>();

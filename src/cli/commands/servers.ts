@@ -4,6 +4,11 @@
 import type { Command } from "commander";
 import { editConfig, pinServer, type ServerConfig } from "../../config/index.js";
 import { CliError, colors, printJson, type CliIO } from "../context.js";
+import { dirname } from "node:path";
+import { resolveCommandPath } from "../../config/relative-paths.js";
+import { SENSITIVE_NAME_RE } from "../../downstream/sanitize.js";
+import { findCommand } from "../../downstream/spawn-plan.js";
+import { misplacedAddOptions } from "../add-argv.js";
 import { collect, example, globalsOf, guarded, load, parseEnvPairs, requireServer, table } from "./common.js";
 
 function target(s: ServerConfig): string {
@@ -58,8 +63,8 @@ export function registerServers(program: Command, io: CliIO): void {
     .command("add")
     .description("add a server (stdio: NAME COMMAND [ARGS...]; remote: NAME --url URL)")
     .argument("<name>", "server name (letters, digits, '.', '_', '-')")
-    .argument("[command]", "the command that starts a stdio server")
-    .argument("[args...]", "its arguments; put them after -- when they start with a dash")
+    .argument("[command]", "the command that starts a stdio server; everything after it is passed to the server")
+    .argument("[args...]", "its arguments, options included (mcphub's own options go before COMMAND)")
     .option("--url <url>", "remote server URL (streamable HTTP by default)")
     .option("--transport <kind>", "remote transport: http or sse")
     .option("-e, --env <KEY=VALUE>", "environment variable for a stdio server (repeatable)", collect, [])
@@ -72,13 +77,14 @@ export function registerServers(program: Command, io: CliIO): void {
     .addHelpText(
       "after",
       example([
-        "mcphub add memory npx -- -y @modelcontextprotocol/server-memory",
-        "mcphub add cortex cortex serve -- --profile all     # everything after -- is passed verbatim",
+        "mcphub add memory npx -y @modelcontextprotocol/server-memory",
+        "mcphub add cortex cortex serve --profile all        # --profile all goes to cortex",
         "mcphub add github --url https://api.githubcopilot.com/mcp --tag code",
-        "mcphub add notes notes-mcp serve --env NOTES_DIR=/srv/notes --use-when \"reading my notes\"",
+        "mcphub add notes --env NOTES_DIR=/srv/notes --use-when \"reading my notes\" notes-mcp serve",
       ]),
     )
     .action(async (name: string, command: string | undefined, args: string[], opts: AddOptions, cmd: Command) => {
+      refuseSecretArgs(args);
       const server = buildServer(command, args, opts);
       const loaded = await load(cmd);
       if (loaded.config.servers[name] !== undefined && !opts.force) {
@@ -87,6 +93,7 @@ export function registerServers(program: Command, io: CliIO): void {
       await guarded(() => editConfig(loaded.path, (ed) => ed.set(["servers", name], server)));
       const kind = server.url !== undefined ? "remote" : "stdio";
       io.out(`${loaded.config.servers[name] ? "Replaced" : "Added"} ${kind} server ${name}${opts.disabled ? " (disabled)" : ""}. Run \`mcphub sync\` to apply.`);
+      for (const w of addWarnings(command, args, server, loaded.path)) io.err(`mcphub: warning: ${w}`);
     });
 
   program
@@ -142,6 +149,39 @@ export function registerServers(program: Command, io: CliIO): void {
         io.out(`${names.join(", ")} ${enabled ? "enabled" : "disabled"}. Run \`mcphub sync\` to apply.`);
       });
   }
+}
+
+/**
+ * `mcphub add s s-mcp --env API_TOKEN=x` (mcphub's option written after the command) would hand
+ * the secret to the server as a command-line argument, visible in `ps`: refused, with the fix.
+ */
+function refuseSecretArgs(args: string[]): void {
+  args.forEach((a, i) => {
+    const pair = a === "--env" || a === "-e" ? args[i + 1] : a.startsWith("--env=") ? a.slice(6) : undefined;
+    const key = pair?.split("=")[0] ?? "";
+    if (pair?.includes("=") && SENSITIVE_NAME_RE.test(key)) {
+      throw new CliError(`refusing "--env ${key}=…" after the command: it would reach the server as a command-line argument (visible in ps); put mcphub's options before COMMAND, e.g. mcphub add NAME --env ${key}=… COMMAND`);
+    }
+  });
+}
+
+/** What is worth knowing right after `add`: a command that will not start, options it took. */
+function addWarnings(command: string | undefined, args: string[], server: Record<string, unknown>, configPath: string): string[] {
+  if (command === undefined) return [];
+  const out: string[] = [];
+  const env = { ...process.env, ...((server.env as Record<string, string> | undefined) ?? {}) };
+  const resolved = resolveCommandPath(command, dirname(configPath));
+  if (!findCommand({ command: resolved, platform: process.platform, env })) {
+    out.push(
+      /[\\/]/.test(command)
+        ? `command "${command}" does not exist or is not executable (relative paths are relative to the config file's folder); the server will fail to start`
+        : `command "${command}" was not found on PATH; the server will fail to start until it is installed (or give its full path)`,
+    );
+  }
+  for (const o of misplacedAddOptions(args)) {
+    out.push(`"${o}" comes after the command, so it is passed to the server; mcphub's own options go before COMMAND`);
+  }
+  return out;
 }
 
 interface AddOptions {

@@ -5,7 +5,7 @@ import type { Command } from "commander";
 import { queryStats, type StatsQuery, type StatsReport } from "../../telemetry/index.js";
 import { formatBytes, formatDuration } from "../../util/units.js";
 import { colors, printJson, type CliIO } from "../context.js";
-import { dataDirOf, example, globalsOf, parsePositiveInt, parseSince } from "./common.js";
+import { dataDirOf, example, globalsOf, parsePositiveInt, parseSince, visibleWidth } from "./common.js";
 
 interface StatsFlags {
   tools?: boolean;
@@ -50,9 +50,7 @@ function pct(part: number, whole: number): string {
   return whole === 0 ? "0%" : `${((100 * part) / whole).toFixed(part === 0 || part === whole ? 0 : 1)}%`;
 }
 
-// eslint-disable-next-line no-control-regex
-const ANSI = /\x1b\[[0-9;]*m/g;
-const visible = (s: string) => s.replace(ANSI, "").length;
+const visible = visibleWidth;
 
 /** A table with numeric columns right-aligned; widths ignore colour codes. */
 function table(io: CliIO, header: string[], rows: string[][], numeric: boolean[]): string {

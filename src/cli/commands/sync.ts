@@ -107,25 +107,34 @@ export function registerSync(program: Command, io: CliIO): void {
     .argument("[agents...]", "agents to sync (default: every agent that is not disabled)")
     .option("-w, --write", "apply the plan (a timestamped backup is written first)")
     .option("--rollback <plan>", "restore the harness file a written plan changed, byte for byte")
+    .option("-f, --force", "with --rollback: restore even if the file was edited after the plan (it is saved first)")
     .addHelpText(
       "after",
-      example(["mcphub sync", "mcphub sync claude --write", "mcphub sync --rollback plan_1767059101000a1b2c3_claude", "mcphub sync --json"]),
+      example([
+        "mcphub sync",
+        "mcphub sync claude --write",
+        "mcphub sync --rollback plan_1767059101000a1b2c3_claude",
+        "mcphub sync --rollback plan_1767059101000a1b2c3_claude --force   # even after later edits",
+        "mcphub sync --json",
+      ]),
     )
-    .action(async (names: string[], opts: { write?: boolean; rollback?: string }, cmd: Command) => {
+    .action(async (names: string[], opts: { write?: boolean; rollback?: string; force?: boolean }, cmd: Command) => {
+      if (opts.force && opts.rollback === undefined) throw new CliError("--force applies only with --rollback");
       if (opts.rollback !== undefined) {
         if (names.length || opts.write) throw new CliError("--rollback takes only the plan id (no agents, no --write)");
         let res;
         try {
-          res = await rollbackPlan(opts.rollback, { dataDir: dataDirOf() });
+          res = await rollbackPlan(opts.rollback, { dataDir: dataDirOf() }, { force: Boolean(opts.force) });
         } catch (err) {
           throw oneLine(err);
         }
         if (globalsOf(cmd).json) return printJson(io, res);
         const home = harnessHomeOf();
+        const saved = res.saved ? ` The file as it was is saved as ${tildify(res.saved, home)}.` : "";
         return io.out(
           res.restored === "backup"
-            ? `Restored ${tildify(res.path, home)} from ${tildify(res.backup ?? "", home)} (plan ${res.planId}, agent ${res.agent}).`
-            : `Removed ${tildify(res.path, home)}, which plan ${res.planId} had created (agent ${res.agent}).`,
+            ? `Restored ${tildify(res.path, home)} from ${tildify(res.backup ?? "", home)} (plan ${res.planId}, agent ${res.agent}).${saved}`
+            : `Removed ${tildify(res.path, home)}, which plan ${res.planId} had created (agent ${res.agent}).${saved}`,
         );
       }
       const loaded = await load(cmd);

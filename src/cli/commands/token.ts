@@ -3,7 +3,7 @@
 import type { Command } from "commander";
 import { TokenStore, type TokenInfo } from "../../gateway/tokens.js";
 import { CliError, colors, printJson, type CliIO } from "../context.js";
-import { dataDirOf, example, globalsOf, load } from "./common.js";
+import { dataDirOf, example, globalsOf, load, table } from "./common.js";
 
 /** The agent must be configured: a token for a typo would authenticate into an unknown scope. */
 async function requireAgent(cmd: Command, agent: string): Promise<void> {
@@ -28,6 +28,7 @@ export function registerToken(program: Command, io: CliIO): void {
   token
     .command("create <agent>")
     .description("Create a token for AGENT and print it once")
+    .addHelpText("after", example(["mcphub token create claude", "TOKEN=$(mcphub token create claude)   # only the token goes to stdout", "mcphub token create claude --json"]))
     .action(async (agent: string, _flags: unknown, cmd: Command) => {
       await requireAgent(cmd, agent);
       const created = await TokenStore.open(dataDirOf())
@@ -52,6 +53,7 @@ export function registerToken(program: Command, io: CliIO): void {
   token
     .command("list [agent]")
     .description("List tokens (id, agent, created, last four characters; never the secret)")
+    .addHelpText("after", example(["mcphub token list", "mcphub token list claude --json"]))
     .action(async (agent: string | undefined, _flags: unknown, cmd: Command) => {
       const tokens = await TokenStore.open(dataDirOf())
         .list(agent)
@@ -68,6 +70,7 @@ export function registerToken(program: Command, io: CliIO): void {
   token
     .command("revoke <agentOrId>")
     .description("Revoke one token by id, or every token of an agent")
+    .addHelpText("after", example(["mcphub token revoke claude", "mcphub token revoke tok_99f3c5355529"]))
     .action(async (agentOrId: string, _flags: unknown, cmd: Command) => {
       const n = await TokenStore.open(dataDirOf())
         .revoke(agentOrId)
@@ -85,7 +88,6 @@ function renderTokens(tokens: TokenInfo[], io: CliIO, agent: string | undefined)
   const c = colors(io);
   const rows = tokens.map((t) => [t.id, t.agent, t.created.slice(0, 19).replace("T", " "), `…${t.last4}`, t.revoked ? `revoked ${t.revoked.slice(0, 10)}` : "live"]);
   const header = ["ID", "AGENT", "CREATED (UTC)", "ENDS", "STATE"];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
-  const line = (cells: string[]) => cells.map((x, i) => (i === cells.length - 1 ? x : x.padEnd(widths[i] ?? 0))).join("  ");
-  return [c.bold(line(header)), ...rows.map((r) => (r[4] === "live" ? line(r) : c.dim(line(r))))].join("\n");
+  const [head, ...lines] = table(header, rows).split("\n");
+  return [c.bold(head ?? ""), ...lines.map((l, i) => (rows[i]?.[4] === "live" ? l : c.dim(l)))].join("\n");
 }

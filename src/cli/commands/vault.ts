@@ -18,14 +18,15 @@ const STATUS_RETENTION_MS = 24 * 3_600_000;
 export function registerVault(program: Command, io: CliIO): void {
   const vault = program
     .command("vault")
-    .description("manage secrets in mcphub's encrypted vault (values never go through argv)");
+    .description("manage secrets in mcphub's encrypted vault (values never go through argv)")
+    .addHelpText("after", "\nExamples:\n  mcphub vault set github/GITHUB_TOKEN\n  mcphub vault list\n  mcphub vault rm github/GITHUB_TOKEN\n  mcphub vault status");
 
   vault
     .command("set")
     .description("store a secret; the value is read from stdin when piped, else from a hidden prompt")
     .argument("<ref>", "PROJECT/KEY, e.g. github/GITHUB_TOKEN")
     .argument("[value...]", "(refused: never pass a secret on the command line)")
-    .addHelpText("after", "\nExamples:\n  mcphub vault set github/GITHUB_TOKEN\n  printf %s \"$TOKEN\" | mcphub vault set github/GITHUB_TOKEN")
+    .addHelpText("after", "\nExamples:\n  printf %s \"$TOKEN\" | mcphub vault set github/GITHUB_TOKEN\n  mcphub vault set github/GITHUB_TOKEN     # prompts, input hidden")
     .action(async (ref: string, extra: string[]) => {
       if (extra.length > 0) {
         throw new CliError(
@@ -43,6 +44,7 @@ export function registerVault(program: Command, io: CliIO): void {
     .command("list")
     .alias("ls")
     .description("list secret names (PROJECT/KEY), never values")
+    .addHelpText("after", "\nExamples:\n  mcphub vault list\n  mcphub vault list github --json")
     .argument("[project]", "only this project")
     .action(async (project: string | undefined, _opts: unknown, cmd: Command) => {
       const store = await guard(() => SecretStore.open({ dataDir: dataDir() }));
@@ -59,6 +61,7 @@ export function registerVault(program: Command, io: CliIO): void {
     .command("rm")
     .alias("remove")
     .description("delete a secret")
+    .addHelpText("after", "\nExamples:\n  mcphub vault rm github/GITHUB_TOKEN")
     .argument("<ref>", "PROJECT/KEY")
     .action(async (ref: string) => {
       const { project, key } = checkedRef(ref);
@@ -71,6 +74,7 @@ export function registerVault(program: Command, io: CliIO): void {
   vault
     .command("status")
     .description("show which key source protects the vault, and what it holds")
+    .addHelpText("after", "\nExamples:\n  mcphub vault status\n  mcphub vault status --json")
     .action(async (_opts: unknown, cmd: Command) => {
       const dir = dataDir();
       const report = await vaultStatus(dir);

@@ -161,11 +161,14 @@ describe("loadConfig", () => {
     expect(c.servers["remote-everything"]).toMatchObject({ url: "http://127.0.0.1:3001/mcp", enabled: false });
     expect(c.agents["local-agent"]).toMatchObject({ type: "local-agent", pin: [], tool_schema_budget: 8 * 1024 });
     expect(c.agents.claude?.type).toBe("claude");
-    // Every stdio server points at a script that really is installed.
+    // Every stdio server is `npx -y PACKAGE` run in the example's own folder, where the package
+    // really is installed (so npx needs no network in a checkout).
     const { existsSync } = await import("node:fs");
     for (const [, s] of enabledServers(c)) {
-      const script = s.args?.[0];
-      expect(script && existsSync(join(repo, script)), script).toBe(true);
+      expect(s.command).toBe("npx");
+      expect(s.cwd).toBe(repo);
+      const pkg = s.args?.[1] ?? "";
+      expect(existsSync(join(repo, "node_modules", pkg, "package.json")), pkg).toBe(true);
     }
   });
 });

@@ -229,8 +229,9 @@ describe("Supervisor", () => {
     expect(all).not.toContain(token);
     expect(snap.error).toMatch(/exited with code 3/);
     expect(snap.error).toMatch(/downstream stderr: /);
-    // The error carries a fixed summary, never the raw text; the tail is kept, redacted.
-    expect(snap.error).not.toContain("could not log in");
+    // The error carries a fixed summary plus the one line that explains it, redacted (issue 15,
+    // item 12: an operator needs the file, option or variable to act on); the tail is kept, redacted.
+    expect(snap.error).toContain("fatal: could not log in with [redacted]");
     expect(snap.stderrTail).toContain("could not log in with [redacted]");
     expect(snap.stderrTail).not.toMatch(/\u001b/);
   });

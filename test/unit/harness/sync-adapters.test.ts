@@ -75,7 +75,7 @@ describe.each(allAdapters().map((a) => [a.type, a] as const))("adapter %s", (typ
     const ctx = ctxFor();
 
     const plan = await planSync(config, "work", ctx);
-    expect(plan.actions).toEqual([{ action: "add", name: "mcphub" }]);
+    expect(plan.actions).toEqual([{ action: "add", name: "mcphub", detail: expect.stringMatching(/^command "\/opt\/node\/bin\/node"; args \[/) }]);
     const res = await writePlan(config, plan, ctx);
     expect(res.written).toBe(true);
     expect(res.backup).toMatch(/\.bak-\d{8}-\d{6}(-\d+)?$/);
@@ -118,7 +118,7 @@ describe.each(allAdapters().map((a) => [a.type, a] as const))("adapter %s", (typ
       agents: { work: { type, path, mode: "direct" } },
     });
     const p1 = await planSync(direct, "work", ctx);
-    expect(p1.actions).toEqual([
+    expect(p1.actions.map(({ action, name }) => ({ action, name }))).toEqual([
       { action: "add", name: "memory" },
       { action: "add", name: "remote" },
     ]);
@@ -137,7 +137,7 @@ describe.each(allAdapters().map((a) => [a.type, a] as const))("adapter %s", (typ
     // Switch to gateway mode: the two owned direct entries go, "notes" (hand-added) stays.
     const gateway = configSchema.parse({ servers: SERVERS, agents: { work: { type, path } } });
     const p2 = await planSync(gateway, "work", ctx);
-    expect(p2.actions).toEqual([
+    expect(p2.actions.map(({ action, name }) => ({ action, name }))).toEqual([
       { action: "add", name: "mcphub" },
       { action: "remove", name: "memory" },
       { action: "remove", name: "remote" },
@@ -157,8 +157,10 @@ describe.each(allAdapters().map((a) => [a.type, a] as const))("adapter %s", (typ
     await writePlan(scoped, p3, ctx);
     expect((await planSync(scoped, "work", ctx)).actions).toEqual([{ action: "unchanged", name: "mcphub" }]);
 
-    // Rolling back the first plan recreates the original bytes.
-    await rollbackPlan(p1.planId, ctx);
+    // The first plan cannot be rolled back over the later ones; undoing them newest first
+    // recreates the original bytes.
+    await expect(rollbackPlan(p1.planId, ctx)).rejects.toThrow(/changed after plan/);
+    for (const p of [p3, p2, p1]) await rollbackPlan(p.planId, ctx);
     expect(await readFile(path)).toEqual(original);
   });
 });

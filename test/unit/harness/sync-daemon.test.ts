@@ -33,7 +33,7 @@ it.each(["claude", "gemini", "codex", "local-agent", "opencode"] as const)("writ
     },
   };
   const plan = await planSync(config, "work", ctx);
-  expect(plan.actions).toEqual([{ action: "add", name: "mcphub" }]);
+  expect(plan.actions).toEqual([{ action: "add", name: "mcphub", detail: expect.stringMatching(/^url "http:\/\/127\.0\.0\.1:\d+\/mcp"; headers Authorization \(values redacted\)$/) }]);
   expect(created).toEqual([]); // a dry run creates nothing
   expect(JSON.stringify(publicPlan(plan))).not.toContain("tok-");
 

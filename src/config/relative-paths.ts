@@ -1,0 +1,38 @@
+// Relative paths in a stdio server's `command`, `args` and `cwd` mean "next to the config file",
+// wherever mcphub is started from (a harness launches it from any directory). The rule:
+//  - `command`: a relative path with a separator (`./bin/server`, `tools/run.sh`) resolves against
+//    the config file's folder; a bare name (`node`, `npx`) is looked up on PATH as usual;
+//  - `args`: an argument that is `.` or `..` or starts with `./` or `../` (`.\` `..\` too) is a
+//    path and resolves against the config file's folder; every other argument is passed as is;
+//  - `cwd`: a relative path resolves against the config file's folder (`~` is expanded later).
+import { isAbsolute, resolve } from "node:path";
+import type { Config, ServerConfig } from "./schema.js";
+
+const RELATIVE_ARG = /^\.\.?(?:[\\/]|$)/;
+
+export function resolveCommandPath(command: string, base: string): string {
+  if (isAbsolute(command) || command.startsWith("~") || !/[\\/]/.test(command)) return command;
+  return resolve(base, command);
+}
+
+export function resolveArg(arg: string, base: string): string {
+  return RELATIVE_ARG.test(arg) ? resolve(base, arg) : arg;
+}
+
+export function resolveCwd(cwd: string, base: string): string {
+  if (cwd === "" || cwd.startsWith("~") || isAbsolute(cwd)) return cwd;
+  return resolve(base, cwd);
+}
+
+/** The config with every stdio server's relative paths made absolute against `base`. */
+export function resolveServerPaths(config: Config, base: string): Config {
+  const servers = config.servers;
+  for (const [name, s] of Object.entries(servers)) {
+    if (s.command === undefined) continue;
+    const next: ServerConfig = { ...s, command: resolveCommandPath(s.command, base) };
+    if (s.args) next.args = s.args.map((a) => resolveArg(a, base));
+    if (s.cwd !== undefined) next.cwd = resolveCwd(s.cwd, base);
+    servers[name] = next;
+  }
+  return config;
+}
