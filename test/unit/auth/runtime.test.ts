@@ -185,13 +185,17 @@ describe("OAuth at run time", () => {
       // `mcphub auth login` in another process: its own store instance, the same vault file.
       const other = await OAuthStore.open({ dataDir: w.dataDir, env: w.env });
       await signIn({ server: "secure", cfg: plainCfg, store: other, secret: (r) => w.secrets.header(r), openUrl: async (u) => void (await approveInBrowser(u.href)) });
-      await new Promise<void>((resolve) => {
-        const stop = sup.onChange(() => {
-          if (sup.snapshot("secure")?.state === "ready") {
-            stop();
-            resolve();
-          }
-        });
+      // Ready may come before this line runs (the reconnect races the end of signIn): look first.
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`still ${sup.snapshot("secure")?.state} after the sign-in`)), 30_000);
+        const check = () => {
+          if (sup.snapshot("secure")?.state !== "ready") return;
+          clearTimeout(timer);
+          stop();
+          resolve();
+        };
+        const stop = sup.onChange(check);
+        check();
       });
       expect((await sup.callTool("secure", "whoami", {})).content).toEqual([{ type: "text", text: "alice@example.com (mcp:read)" }]);
     } finally {
