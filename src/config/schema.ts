@@ -265,6 +265,7 @@ export const configSchema = z
     result_retention: durationSchema.default(24 * 3_600_000),
     max_message_size: byteSizeSchema.default(DEFAULT_MAX_MESSAGE_SIZE),
     max_downstream_message_size: byteSizeSchema.default(DEFAULT_MAX_DOWNSTREAM_MESSAGE_SIZE),
+    find_timeout: durationSchema.default(10_000),
     management_tool_names: z
       .enum(["prefixed", "clean"], { message: 'management_tool_names must be "prefixed" (mcphub_*) or "clean"' })
       .default("prefixed"),
@@ -290,6 +291,7 @@ export const configSchema = z
     for (const key of ["max_message_size", "max_downstream_message_size"] as const) {
       if (c[key] < MIN_MESSAGE_SIZE) ctx.addIssue({ code: "custom", path: [key], message: `${key} must be at least 1KB (got ${c[key]}B)` });
     }
+    if (c.find_timeout <= 0) ctx.addIssue({ code: "custom", path: ["find_timeout"], message: "find_timeout must be positive" });
     if (c.response_budget !== 0 && c.response_budget < MIN_RESPONSE_BUDGET) {
       ctx.addIssue({
         code: "custom",

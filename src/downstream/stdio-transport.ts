@@ -114,6 +114,20 @@ function liveMembers(pgid: number): boolean {
   return false;
 }
 
+// The steps that touch a whole line (takeLine, parseLine) are functions of their own because V8
+// keeps every temporary of an interpreted frame (the array of runs being joined, the line passed
+// to the parser, even a value only compared) reachable until the frame returns. Inside the caller,
+// the collection that follows would find a 200 MB line's parts, or the line itself, still alive,
+// and the next full-size copy would be allocated beside them: measured, peak RSS while storing a
+// 200 MB result went from 2.5x to 3.5x of its size depending on which register held what.
+
+/** Takes the next complete line and parses it (message null when there is none). */
+function parseLine(lines: string[]): { message: JSONRPCMessage | null; large: boolean } {
+  const line = lines.shift();
+  if (line === undefined) return { message: null, large: false };
+  return { message: deserializeMessage(line) as JSONRPCMessage, large: line.length >= LARGE_MESSAGE_CHARS };
+}
+
 /** SIGTERM the group, wait until it is empty or the grace period ends, then SIGKILL it. */
 export async function killProcessGroup(pgid: number, graceMs: number): Promise<void> {
   signalGroup(pgid, "SIGTERM");
@@ -350,17 +364,23 @@ export class ProcessGroupStdioTransport implements Transport {
    */
   private completeLine(last: string): void {
     this.parts.push(last);
-    const tail = this.parts.length === 1 ? (this.parts[0] as string) : this.parts.join("");
-    let line = this.runs.length === 0 ? tail : [...this.runs, tail].join("");
+    let line = this.takeLine();
     const large = this.partBytes >= LARGE_MESSAGE_CHARS;
-    this.parts = [];
-    this.runs = [];
     this.partBytes = 0;
     this.runBytes = 0;
     // The decoded parts of a huge line are garbage now; free them before it is parsed.
     if (large) releaseMemory();
     if (line.endsWith("\r")) line = line.slice(0, -1);
     if (line.trim() !== "") this.lines.push(line);
+  }
+
+  /** Joins the decoded runs and parts of the line just completed and empties them (see parseLine). */
+  private takeLine(): string {
+    const tail = this.parts.length === 1 ? (this.parts[0] as string) : this.parts.join("");
+    const line = this.runs.length === 0 ? tail : [...this.runs, tail].join("");
+    this.runs = [];
+    this.parts = [];
+    return line;
   }
 
   /**
@@ -374,12 +394,10 @@ export class ProcessGroupStdioTransport implements Transport {
     const step = (): void => {
       let message: JSONRPCMessage | null;
       try {
-        let line = this.closeReported ? undefined : this.lines.shift();
-        const large = line !== undefined && line.length >= LARGE_MESSAGE_CHARS;
-        message = line === undefined ? null : (deserializeMessage(line) as JSONRPCMessage);
-        line = undefined;
+        const next = this.closeReported ? { message: null, large: false } : parseLine(this.lines);
+        message = next.message;
         // Parsed: the huge line itself is garbage; free it before the result is processed.
-        if (large) releaseMemory();
+        if (next.large) releaseMemory();
       } catch (err) {
         // A non-JSON line (a server logging to stdout): report it, keep reading.
         this.onerror?.(err as Error);

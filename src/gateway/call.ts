@@ -8,7 +8,7 @@ import { NeedsAuthError, OutcomeUnknownError, NotConnectedError } from "../downs
 import type { CallRecord } from "../telemetry/index.js";
 import { jsonByteLength, jsonPieces } from "../util/json-stream.js";
 import { estimateTokens } from "../util/units.js";
-import type { StreamedPayload } from "../vault/results.js";
+import type { StoredMeta, StreamedPayload } from "../vault/results.js";
 import { errorText } from "../util/errors.js";
 import type { Hub } from "./hub.js";
 import type { Caller } from "./passthrough/router.js";
@@ -119,7 +119,8 @@ export async function finalizeResult(
     if (stored) {
       returned = buildReceipt(
         {
-          callId: stored,
+          callId: stored.callId,
+          view: stored.view,
           server: entry.server,
           tool: entry.tool,
           namespaced: entry.namespaced,
@@ -138,7 +139,7 @@ export async function finalizeResult(
   return returned;
 }
 
-async function store(hub: Hub, view: AgentView, entry: CatalogEntry, payload: StreamedPayload, isError: boolean): Promise<string | undefined> {
+async function store(hub: Hub, view: AgentView, entry: CatalogEntry, payload: StreamedPayload, isError: boolean): Promise<StoredMeta | undefined> {
   try {
     const results = await hub.resultStore();
     if (!results) {
@@ -149,7 +150,7 @@ async function store(hub: Hub, view: AgentView, entry: CatalogEntry, payload: St
       { server: entry.server, tool: entry.wire, namespaced: entry.namespaced, agent: view.owner, kind: "result", isError },
       payload,
     );
-    return meta.callId;
+    return meta;
   } catch (err) {
     hub.log.warn(`storing the result of ${entry.namespaced} failed (${errorText(err)}); returning it in full`);
     return undefined;

@@ -114,8 +114,21 @@ const DEFINITIONS: Record<ManagementTool, Definition> = {
   get_result: {
     title: "Get result",
     annotations: READ_ONLY,
-    description: "One page of a stored result: start at cursor 0, follow nextCursor until done.",
-    inputSchema: obj({ callId: str("from a stored receipt"), cursor: int("byte offset, default 0") }, ["callId"]),
+    description:
+      'Read a stored result: format "text" for readable pages, find to search it, lines for a range, block for an image or other non-text block (default: base64 JSON pages). Follow nextCursor until done.',
+    inputSchema: obj(
+      {
+        callId: str("from a stored receipt"),
+        cursor: int("nextCursor, default 0"),
+        format: { type: "string", enum: ["text", "v1"] },
+        find: str("text, or /regex/flags"),
+        context: int("lines around a match"),
+        max_matches: int("up to 100"),
+        lines: str('e.g. "120-180"'),
+        block: int("content index"),
+      },
+      ["callId"],
+    ),
   },
   poll_result: {
     title: "Poll result",

@@ -4,6 +4,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { JsonObject } from "../catalog/types.js";
 import type { Config } from "../config/schema.js";
 import { clipUtf8 } from "../util/text.js";
+import type { ViewSummary } from "../vault/textview/types.js";
 
 /**
  * The size over which a result is stored and answered with a receipt, or undefined when results
@@ -27,6 +28,21 @@ export interface ReceiptFields {
   originalBytes: number;
   budgetBytes: number;
   getResultName: string;
+  /** What the stored result holds (absent: say only how to page it). */
+  view?: ViewSummary;
+}
+
+/**
+ * The one sentence that tells a model how to get at a stored result: as text and by search when
+ * it has text, by block when it holds images or other binary content, by pages otherwise.
+ */
+export function nextActionFor(getResult: string, view: ViewSummary | undefined): string {
+  const blocks = view && view.blocks > 0 ? `fetch a non-text block with {callId, block: N}` : "";
+  if (view && view.chars > 0) {
+    return `Read it with ${getResult} {callId, format: "text"} following nextCursor, search it with {callId, find: "text or /regex/"}${blocks ? `, or ${blocks}` : ""}.`;
+  }
+  if (blocks) return `Call ${getResult} {callId, format: "text"} to list its blocks, then ${blocks}.`;
+  return `Call ${getResult} with this callId and cursor 0, then follow nextCursor until done is true.`;
 }
 
 export function jsonBytes(value: unknown): number {
@@ -35,11 +51,11 @@ export function jsonBytes(value: unknown): number {
 
 /**
  * Builds the receipt for a stored result. Optional fields are dropped in a fixed order
- * (nextAction, downstream, namespaced, tool, server) until it fits; a preview of the first text
- * block is added only when it fits, clipped on a character boundary.
+ * (DROP_ORDER) until it fits; a preview of the first text block is added only when it fits,
+ * clipped on a character boundary.
  */
 export function buildReceipt(f: ReceiptFields, original: CallToolResult): CallToolResult {
-  const nextAction = `Call ${f.getResultName} with this callId and cursor 0, then follow nextCursor until done is true.`;
+  const nextAction = nextActionFor(f.getResultName, f.view);
   const full: JsonObject = {
     status: "stored",
     callId: f.callId,
@@ -49,6 +65,7 @@ export function buildReceipt(f: ReceiptFields, original: CallToolResult): CallTo
     downstream: f.downstream,
     originalBytes: f.originalBytes,
     budgetBytes: f.budgetBytes,
+    ...(f.view ? { totalLines: f.view.lines, totalChars: f.view.chars, kinds: f.view.kinds } : {}),
     nextAction,
   };
   const isError = original.isError === true;
@@ -57,14 +74,15 @@ export function buildReceipt(f: ReceiptFields, original: CallToolResult): CallTo
     structuredContent: doc,
     ...(isError ? { isError: true } : {}),
   });
-  const longText = `Result stored: ${f.originalBytes} bytes exceeded the ${f.budgetBytes}-byte response budget. Retrieve it with ${f.getResultName} using callId ${f.callId} and cursor 0.`;
-  const shortText = `Result stored as callId ${f.callId}; page it with ${f.getResultName}.`;
+  const lines = f.view && f.view.chars > 0 ? `, ${f.view.lines} lines` : "";
+  const longText = `Result stored as callId ${f.callId} (${f.originalBytes} bytes${lines}, over the ${f.budgetBytes}-byte response budget). ${nextAction}`;
+  const shortText = `Result stored as callId ${f.callId}; read it with ${f.getResultName}.`;
   const fits = (r: CallToolResult) => jsonBytes(r) <= f.budgetBytes;
 
   let doc = { ...full };
   let text = longText;
   if (!fits(make(doc, text))) text = shortText;
-  for (const key of ["nextAction", "downstream", "namespaced", "tool", "server"]) {
+  for (const key of DROP_ORDER) {
     if (fits(make(doc, text))) break;
     const { [key]: _dropped, ...rest } = doc;
     doc = rest;
@@ -94,6 +112,12 @@ export function buildReceipt(f: ReceiptFields, original: CallToolResult): CallTo
   }
   return best ?? base;
 }
+
+/**
+ * Optional receipt fields, dropped in this order until the receipt fits its budget: the counts
+ * first, then the names a caller already knows, and the guidance (nextAction) nearly last.
+ */
+export const DROP_ORDER = ["kinds", "totalChars", "downstream", "namespaced", "totalLines", "nextAction", "tool", "server"];
 
 function insertPreview(doc: JsonObject, preview: string): JsonObject {
   // Keep the documented field order: preview sits just before nextAction.

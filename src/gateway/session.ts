@@ -321,7 +321,7 @@ function howto(view: AgentView): string {
     `2. \`${n("search_tools")}\` {query} lists ranked candidates; an empty query lists everything.`,
     `3. \`${n("describe_tool")}\` {tool: "server__tool"} shows the full input schema.`,
     `4. \`${n("call_tool")}\` {tool: "server__tool", arguments: {...}} calls it. Add detach: true for long calls and poll with \`${n("poll_result")}\`.`,
-    `5. A result over the response budget comes back as a receipt: page it with \`${n("get_result")}\` {callId, cursor: 0}, following nextCursor until done.`,
+    `5. A result over the response budget comes back as a receipt: read it with \`${n("get_result")}\` {callId, format: "text"}, following nextCursor until done, or search it with {callId, find: "text or /regex/"}.`,
     "",
   ].join("\n");
 }

@@ -4,6 +4,11 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import type { JsonObject } from "../catalog/types.js";
+import { clipUtf8 } from "../util/text.js";
+
+/** Field names are the caller's own keys: quoted at most this long, and at most this many listed. */
+const FIELD_BYTES = 128;
+const MAX_LISTED = 50;
 
 export interface ArgumentProblems {
   missing: string[];
@@ -45,10 +50,12 @@ export function checkArguments(schema: JsonObject, args: Record<string, unknown>
       if (!invalid.has(field)) invalid.set(field, describe(e));
     }
   }
-  return {
-    missing: [...missing].sort(),
-    invalid: [...invalid].map(([field, problem]) => ({ field, problem })).sort((a, b) => (a.field < b.field ? -1 : 1)),
-  };
+  const invalidList = [...invalid].map(([field, problem]) => ({ field: clipUtf8(field, FIELD_BYTES), problem })).sort((a, b) => (a.field < b.field ? -1 : 1));
+  if (invalidList.length > MAX_LISTED) {
+    const more = invalidList.length - MAX_LISTED;
+    invalidList.splice(MAX_LISTED, more, { field: "(more)", problem: `${more} more fields are invalid` });
+  }
+  return { missing: [...missing].sort().slice(0, MAX_LISTED), invalid: invalidList };
 }
 
 function fieldOf(e: ErrorObject): string {

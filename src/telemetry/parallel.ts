@@ -3,10 +3,9 @@
 // about half the wall time. Files are split into contiguous runs of similar size (a run per
 // worker), each worker returns a `PartialStats`, and the caller merges them in file order, which
 // gives the same report as one sequential scan (see aggregate.ts).
-import { createRequire } from "node:module";
 import { availableParallelism, loadavg } from "node:os";
-import { pathToFileURL } from "node:url";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
+import { startWorker as startModuleWorker } from "../util/worker.js";
 import type { PartialStats, RowFilter } from "./aggregate.js";
 
 /** What one worker is asked to do (its `workerData`). */
@@ -57,17 +56,8 @@ export function splitRuns<T extends { size: number }>(files: T[], n: number): T[
   return runs;
 }
 
-/**
- * A worker running scan-worker. From the TypeScript sources (tests, tsx) the new thread has no
- * TypeScript loader, so it first registers tsx's and then imports the .ts entry.
- */
 function startWorker(job: ScanJob): Worker {
-  const here = import.meta.url;
-  if (!here.endsWith(".ts")) return new Worker(new URL("./scan-worker.js", here), { workerData: job });
-  const tsx = pathToFileURL(createRequire(here).resolve("tsx/esm/api").replace(/\.cjs$/, ".mjs")).href;
-  const entry = new URL("./scan-worker.ts", here).href;
-  const boot = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(boot, { eval: true, workerData: job });
+  return startModuleWorker(import.meta.url, "scan-worker", job);
 }
 
 function runWorker(job: ScanJob): Promise<PartialStats> {

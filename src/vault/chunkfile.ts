@@ -8,8 +8,15 @@
 //   44+H + i*(C+28)      chunk i: nonce(12) ‖ AES-GCM(plaintext bytes [i*C, (i+1)*C)) ‖ tag(16)
 //                        AAD = SHA-256(header JSON) ‖ len(callId) ‖ callId ‖ i ‖ chunkCount
 //
+//   (v2 only, after the last chunk)
+//                        sealed view index: nonce(12) ‖ AES-GCM(index JSON) ‖ tag(16)
+//                        AAD = "view" ‖ SHA-256(header JSON) ‖ callId
+//                        4 bytes: length of the sealed view index (uint32 BE)
+//
 // Every chunk but the last holds exactly C plaintext bytes, so chunk i sits at a computable offset
-// and a page decrypts only the chunks it covers. The header carries all metadata (including
+// and a page decrypts only the chunks it covers. The view index (textview/) is built while the
+// chunks are written, so it can only follow them; the header says (v: 2) that it is there, so
+// cutting it off fails like any other truncation. The header carries all metadata (including
 // totalBytes, chunkSize and chunkCount) and is authenticated; every chunk's AAD binds it to that
 // header, its callId and its position, so reordering, moving chunks between results, truncating,
 // extending or editing any byte fails authentication.
@@ -23,15 +30,18 @@ const SALT_BYTES = 32;
 export const PREFIX_BYTES = RESULT_MAGIC.length + SALT_BYTES + 4;
 export const CHUNK_OVERHEAD = NONCE_BYTES + TAG_BYTES;
 const MAX_HEADER_BYTES = 64 * 1024;
+/** A view index larger than this is not read (a 200 MB text result's is ~150 KB). */
+export const MAX_VIEW_BYTES = 64 * 1024 * 1024;
+const VIEW_LENGTH_BYTES = 4;
 
 export const ResultHeaderSchema = z.object({
-  v: z.literal(1),
+  v: z.union([z.literal(1), z.literal(2)]),
   callId: z.string(),
   server: z.string(),
   tool: z.string(),
   namespaced: z.string(),
   agent: z.string(),
-  kind: z.enum(["result", "detached"]),
+  kind: z.enum(["result", "detached", "reply"]),
   mediaType: z.string(),
   created: z.number(),
   expires: z.number(),
@@ -64,9 +74,14 @@ function chunkAad(headerHash: Buffer, callId: string, index: number, count: numb
   return aad;
 }
 
-/** Total file size for a header of `sealedHeaderBytes` describing `h`. */
-export function expectedFileSize(sealedHeaderBytes: number, h: ResultHeader): number {
-  return PREFIX_BYTES + sealedHeaderBytes + h.chunkCount * CHUNK_OVERHEAD + h.totalBytes;
+function viewAad(headerHash: Buffer, callId: string): Buffer {
+  return Buffer.concat([Buffer.from("view", "ascii"), headerHash, Buffer.from(callId, "utf8")]);
+}
+
+/** Total file size for a header of `sealedHeaderBytes` describing `h` (and, for v2, its sealed view). */
+export function expectedFileSize(sealedHeaderBytes: number, h: ResultHeader, sealedViewBytes = 0): number {
+  const chunks = PREFIX_BYTES + sealedHeaderBytes + h.chunkCount * CHUNK_OVERHEAD + h.totalBytes;
+  return h.v === 2 ? chunks + sealedViewBytes + VIEW_LENGTH_BYTES : chunks;
 }
 
 /**
@@ -119,16 +134,27 @@ export class ChunkWriter {
     }
   }
 
-  /** Seals the last (partial) chunk, flushes, and checks the byte count promised in the header. */
-  async finish(): Promise<void> {
+  /**
+   * Seals the last (partial) chunk, flushes, and checks the byte count promised in the header.
+   * A v2 header promised a view index: `view` is sealed after the chunks.
+   */
+  async finish(view?: Buffer): Promise<void> {
     if (this.filled > 0) await this.sealChunk();
-    await this.flush();
-    await this.drain();
     if (this.written !== this.header.totalBytes || this.index !== this.header.chunkCount) {
       throw new Error(
         `internal error: wrote ${this.written} bytes in ${this.index} chunks, header promised ${this.header.totalBytes} in ${this.header.chunkCount}`,
       );
     }
+    if ((this.header.v === 2) !== (view !== undefined)) throw new Error("internal error: a view index goes with a v2 header, and only there");
+    if (view) {
+      if (view.length > MAX_VIEW_BYTES) throw new Error(`view index of ${view.length} bytes is over the ${MAX_VIEW_BYTES}-byte limit`);
+      const sealed = seal(this.key, view, viewAad(this.headerHash, this.header.callId));
+      const length = Buffer.alloc(VIEW_LENGTH_BYTES);
+      length.writeUInt32BE(sealed.length);
+      this.pending.push(sealed, length);
+    }
+    await this.flush();
+    await this.drain();
   }
 
   private async sealChunk(): Promise<void> {
@@ -174,6 +200,9 @@ export class ChunkReader {
     private readonly key: Buffer,
     private readonly headerHash: Buffer,
     private readonly chunksOffset: number,
+    /** Where the sealed view index starts, and its length (v2 files). */
+    private readonly viewAt: number,
+    private readonly viewLength: number,
   ) {}
 
   /** Reads and authenticates the header of the file behind `handle` (whose size is `size`). */
@@ -203,8 +232,35 @@ export class ChunkReader {
     }
     if (header.callId !== callId) throw new FormatError("header belongs to another callId");
     if (header.chunkCount !== Math.ceil(header.totalBytes / header.chunkSize)) throw new FormatError("chunk count disagrees with size");
-    if (expectedFileSize(headerLength, header) !== size) throw new FormatError("file size disagrees with its header (truncated or extended)");
-    return new ChunkReader(header, key, createHash("sha256").update(headerJson).digest(), PREFIX_BYTES + headerLength);
+    let viewLength = 0;
+    if (header.v === 2) {
+      if (size < VIEW_LENGTH_BYTES) throw new FormatError("file shorter than its view length field");
+      const field = Buffer.alloc(VIEW_LENGTH_BYTES);
+      await readExactly(handle, field, size - VIEW_LENGTH_BYTES);
+      viewLength = field.readUInt32BE(0);
+      if (viewLength < CHUNK_OVERHEAD || viewLength > MAX_VIEW_BYTES + CHUNK_OVERHEAD) throw new FormatError("view index length out of bounds");
+    }
+    if (expectedFileSize(headerLength, header, viewLength) !== size) throw new FormatError("file size disagrees with its header (truncated or extended)");
+    const viewAt = size - VIEW_LENGTH_BYTES - viewLength;
+    return new ChunkReader(header, key, createHash("sha256").update(headerJson).digest(), PREFIX_BYTES + headerLength, viewAt, viewLength);
+  }
+
+  /** Whether the file carries a view index (written by a version that builds them). */
+  get hasView(): boolean {
+    return this.header.v === 2;
+  }
+
+  /** Reads and authenticates the sealed view index; throws FormatError when it does not authenticate. */
+  async readView(handle: FileHandle): Promise<Buffer> {
+    if (!this.hasView) throw new RangeError("this result file has no view index");
+    const sealed = Buffer.alloc(this.viewLength);
+    await readExactly(handle, sealed, this.viewAt);
+    try {
+      return openSealed(this.key, sealed, viewAad(this.headerHash, this.header.callId));
+    } catch (err) {
+      if (err instanceof AuthFailure) throw new FormatError("view index failed authentication");
+      throw err;
+    }
   }
 
   /** Plaintext length of chunk `index`. */
@@ -233,6 +289,25 @@ export class ChunkReader {
       throw new FormatError(`chunk ${index} failed authentication`);
     }
   }
+}
+
+/**
+ * Copies plaintext bytes [cursor, end) of a result out of its chunks, fetching each chunk it
+ * covers through `chunk` (which may decrypt it or return a cached copy).
+ */
+export async function gatherRange(h: ResultHeader, cursor: number, end: number, chunk: (index: number) => Promise<Buffer>): Promise<Buffer> {
+  const data = Buffer.allocUnsafe(Math.max(0, end - cursor));
+  if (end <= cursor) return data;
+  let filled = 0;
+  for (let index = Math.floor(cursor / h.chunkSize); index <= Math.floor((end - 1) / h.chunkSize); index++) {
+    const plain = await chunk(index);
+    const chunkStart = index * h.chunkSize;
+    const from = Math.max(cursor, chunkStart) - chunkStart;
+    const to = Math.min(end, chunkStart + plain.length) - chunkStart;
+    plain.copy(data, filled, from, to);
+    filled += to - from;
+  }
+  return data;
 }
 
 /** writev until every byte is written (writev may write less than asked). */

@@ -7,11 +7,16 @@ import { randomBytes } from "node:crypto";
 import type { Stats } from "node:fs";
 import { open, rename, rm, stat, unlink, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
-import { ChunkReader, ChunkWriter, FormatError, type ResultHeader } from "./chunkfile.js";
+import { ChunkReader, ChunkWriter, FormatError, gatherRange, type ResultHeader } from "./chunkfile.js";
 import { CursorOutOfRangeError, VaultLockedError, VaultTamperedError } from "./errors.js";
 import { FILE_MODE, STALE_TEMP_MS, ensurePrivateDir, isErrno, listDir, syncDir, tempPathFor } from "./fsutil.js";
 import { openKeyring, vaultPaths, type KeyStatus, type Keyring } from "./keys.js";
 import { encodeUtf8InSlices } from "./utf8slices.js";
+import { ResultScanner } from "./textview/scan.js";
+import { decodeView, emptyView, encodeView, summarize, type ViewIndex, type ViewSummary } from "./textview/types.js";
+import type { StoredBytes } from "./textview/reader.js";
+import { runFind, type FindOutcome } from "./textview/find-runner.js";
+import type { FindJob } from "./textview/find.js";
 
 export { CursorOutOfRangeError, VaultLockedError, VaultTamperedError };
 
@@ -24,7 +29,8 @@ export interface ResultMeta {
   namespaced: string;
   /** Opaque owner tag (the agent whose scope may read it). */
   agent: string;
-  kind: "result" | "detached";
+  /** "reply": one of the gateway's own replies, stored because it was over the budget. */
+  kind: "result" | "detached" | "reply";
   mediaType: string;
   created: number;
   expires: number;
@@ -37,13 +43,17 @@ export interface PutMeta {
   tool: string;
   namespaced: string;
   agent: string;
-  kind?: "result" | "detached";
+  kind?: "result" | "detached" | "reply";
   mediaType?: string;
   isError?: boolean;
   callId?: string;
 }
 
-/** read() of a callId that is unknown or expired. */
+/** What put() returns: the metadata, and what the stored result's text view holds. */
+export interface StoredMeta extends ResultMeta {
+  view: ViewSummary;
+}
+
 /**
  * A payload produced piece by piece (well-formed strings, e.g. from jsonPieces), with its UTF-8
  * size known in advance: lets a 200 MB result be stored without a second full-size copy.
@@ -53,6 +63,7 @@ export interface StreamedPayload {
   totalBytes: number;
 }
 
+/** read() of a callId that is unknown or expired. */
 export class ResultNotFoundError extends Error {
   constructor(callId: string) {
     super(`no stored result ${callId} (unknown or expired)`);
@@ -120,6 +131,8 @@ export class ResultStore {
   private readonly readers = new Map<string, { reader: ChunkReader; identity: FileIdentity }>();
   /** The last few decrypted chunks: sequential small pages reuse a chunk instead of re-decrypting. */
   private readonly chunks: { reader: ChunkReader; index: number; plain: Buffer }[] = [];
+  /** View indexes by the reader (so a replaced file gets its own). */
+  private readonly views = new WeakMap<ChunkReader, Promise<ViewIndex>>();
 
   private constructor(
     private readonly dataKey: Buffer,
@@ -152,16 +165,18 @@ export class ResultStore {
 
   /**
    * Stores `payload` (a string is stored as its UTF-8 bytes) and returns its metadata. A string is
-   * encoded slice by slice straight into encrypted chunks: no second full-size copy is made.
+   * encoded slice by slice straight into encrypted chunks: no second full-size copy is made. The
+   * bytes are indexed for the text view on the way (textview/scan.ts) and the index is sealed
+   * after them.
    */
-  async put(meta: PutMeta, payload: string | Uint8Array | StreamedPayload): Promise<ResultMeta> {
+  async put(meta: PutMeta, payload: string | Uint8Array | StreamedPayload): Promise<StoredMeta> {
     const callId = meta.callId ?? newCallId();
     if (!CALL_ID.test(callId)) throw new Error(`invalid callId ${JSON.stringify(callId.slice(0, 40))}: use 1-128 letters, digits, "_" or "-"`);
     const totalBytes =
       typeof payload === "string" ? Buffer.byteLength(payload, "utf8") : payload instanceof Uint8Array ? payload.byteLength : payload.totalBytes;
     const created = Date.now();
     const header: ResultHeader = {
-      v: 1,
+      v: 2,
       callId,
       server: meta.server,
       tool: meta.tool,
@@ -180,18 +195,25 @@ export class ResultStore {
     const target = this.pathFor(callId);
     const tmp = tempPathFor(target);
     const handle = await open(tmp, "wx", FILE_MODE);
+    const index = new SafeScanner();
+    let view: ViewIndex;
     try {
       const writer = await ChunkWriter.start(handle, this.dataKey, header);
+      const sink = (bytes: Uint8Array) => {
+        index.feed(bytes);
+        return writer.push(bytes);
+      };
       if (typeof payload === "string") {
-        await encodeUtf8InSlices(payload, (bytes) => writer.push(bytes));
+        await encodeUtf8InSlices(payload, sink);
       } else if (payload instanceof Uint8Array) {
-        await writer.push(payload);
+        await sink(payload);
       } else {
         let written = 0;
-        for (const piece of payload.pieces) written += await encodeUtf8InSlices(piece, (bytes) => writer.push(bytes));
+        for (const piece of payload.pieces) written += await encodeUtf8InSlices(piece, sink);
         if (written !== totalBytes) throw new Error(`streamed payload was ${written} bytes, announced ${totalBytes}`);
       }
-      await writer.finish();
+      view = index.finish();
+      await writer.finish(encodeView(view));
       await handle.sync();
       await handle.close();
       await rename(tmp, target);
@@ -203,7 +225,74 @@ export class ResultStore {
     await syncDir(this.dir);
     this.forget(callId);
     await this.maybePrune(created);
-    return toMeta(header);
+    return { ...toMeta(header), view: summarize(view) };
+  }
+
+  /**
+   * The view index of a live result. Results stored before indexes existed are indexed on first
+   * use by reading them once (kept for the life of the process). Throws like read().
+   */
+  async view(callId: string): Promise<ViewIndex> {
+    for (let attempt = 0; ; attempt++) {
+      const found = await this.readerFor(callId);
+      if (!found || found.reader.header.expires <= Date.now()) throw new ResultNotFoundError(callId);
+      const { reader } = found;
+      let pending = this.views.get(reader);
+      if (!pending) {
+        pending = reader.hasView ? this.readView(callId, reader, found.identity) : this.scanStored(callId, reader);
+        this.views.set(reader, pending);
+        pending.catch(() => this.views.delete(reader));
+      }
+      const view = await pending.catch((err: unknown) => {
+        if (err instanceof FileChangedError) return undefined;
+        throw err;
+      });
+      if (view) return view;
+      this.forget(callId);
+      if (attempt >= 3) throw new Error(`stored result ${callId} kept changing while it was read; try again`);
+    }
+  }
+
+  /** The stored bytes of one result, for the text view readers. */
+  bytesOf(callId: string): StoredBytes {
+    return { read: async (at, length) => (await this.read(callId, at, length)).data };
+  }
+
+  /**
+   * Searches a result's text view in a worker thread (so a slow pattern never blocks the gateway),
+   * stopped after `timeoutMs`. The worker reads and authenticates the file itself; the caller
+   * checks scope first, and the answer says whose result it read so the caller can confirm.
+   */
+  find(callId: string, job: FindJob, timeoutMs: number, signal?: AbortSignal): Promise<FindOutcome> {
+    if (!CALL_ID.test(callId)) return Promise.reject(new ResultNotFoundError(callId));
+    return runFind({ path: this.pathFor(callId), key: this.dataKey, callId, job }, timeoutMs, signal);
+  }
+
+  private async readView(callId: string, reader: ChunkReader, identity: FileIdentity): Promise<ViewIndex> {
+    const handle = await this.openFile(callId);
+    if (!handle) throw new ResultNotFoundError(callId);
+    try {
+      if (!sameFile(await handle.stat(), identity)) throw new FileChangedError();
+      return decodeView(await reader.readView(handle));
+    } catch (err) {
+      if (err instanceof FormatError) throw tampered(callId, err);
+      if (err instanceof FileChangedError || err instanceof ResultNotFoundError) throw err;
+      throw tampered(callId, err instanceof Error ? err : new Error(String(err)));
+    } finally {
+      await handle.close();
+    }
+  }
+
+  private async scanStored(callId: string, reader: ChunkReader): Promise<ViewIndex> {
+    const scanner = new SafeScanner();
+    const total = reader.header.totalBytes;
+    for (let at = 0; at < total; at += reader.header.chunkSize) {
+      const { data } = await this.read(callId, at, reader.header.chunkSize);
+      scanner.feed(data);
+    }
+    const now = await this.readerFor(callId);
+    if (now?.reader !== reader) throw new FileChangedError();
+    return scanner.finish();
   }
 
   /** Metadata of a live result; undefined when unknown or expired. Tampering still throws. */
@@ -247,29 +336,21 @@ export class ResultStore {
       throw new CursorOutOfRangeError(`cursor ${cursor} is past the end of result ${h.callId} (${h.totalBytes} bytes)`, meta);
     }
     const end = Math.min(h.totalBytes, cursor + length);
-    if (end === cursor) return { meta, data: Buffer.alloc(0) };
-    const first = Math.floor(cursor / h.chunkSize);
-    const last = Math.floor((end - 1) / h.chunkSize);
-    const data = Buffer.allocUnsafe(end - cursor);
-    let filled = 0;
     let handle: FileHandle | undefined;
     try {
-      for (let index = first; index <= last; index++) {
-        let plain = this.cachedChunk(reader, index);
-        if (!plain) {
-          if (!handle) {
-            handle = await this.openFile(h.callId);
-            if (!handle || !sameFile(await handle.stat(), identity)) return undefined;
-          }
-          plain = await this.decryptChunk(handle, reader, index);
+      const data = await gatherRange(h, cursor, end, async (index) => {
+        const cached = this.cachedChunk(reader, index);
+        if (cached) return cached;
+        if (!handle) {
+          handle = await this.openFile(h.callId);
+          if (!handle || !sameFile(await handle.stat(), identity)) throw new FileChangedError();
         }
-        const chunkStart = index * h.chunkSize;
-        const from = Math.max(cursor, chunkStart) - chunkStart;
-        const to = Math.min(end, chunkStart + plain.length) - chunkStart;
-        plain.copy(data, filled, from, to);
-        filled += to - from;
-      }
+        return this.decryptChunk(handle, reader, index);
+      });
       return { meta, data };
+    } catch (err) {
+      if (err instanceof FileChangedError) return undefined;
+      throw err;
     } finally {
       await handle?.close();
     }
@@ -410,6 +491,33 @@ export class ResultStore {
   private forget(callId: string): void {
     this.readers.delete(callId);
     for (let i = this.chunks.length - 1; i >= 0; i--) if (this.chunks[i]?.reader.header.callId === callId) this.chunks.splice(i, 1);
+  }
+}
+
+/** The file behind a cached reader was replaced while it was being read. */
+class FileChangedError extends Error {}
+
+/**
+ * The indexer never fails a store: a payload it cannot index (not JSON, or a bug) is stored with
+ * an empty view, and its v1 pages still work.
+ */
+class SafeScanner {
+  private scanner: ResultScanner | undefined = new ResultScanner();
+
+  feed(bytes: Uint8Array): void {
+    try {
+      this.scanner?.feed(bytes);
+    } catch {
+      this.scanner = undefined;
+    }
+  }
+
+  finish(): ViewIndex {
+    try {
+      return this.scanner?.finish() ?? emptyView(false);
+    } catch {
+      return emptyView(false);
+    }
   }
 }
 

@@ -94,7 +94,8 @@ describe("stored results", () => {
     const file = filesUnder(join(home.dir, "data", "vault")).find((f) => f.includes(String(r.callId)));
     expect(file).toBeDefined();
     const bytes = readFileSync(file as string);
-    const at = bytes.length - 100; // inside the last chunk
+    // Inside the last chunk: the file ends with the sealed view index and its 4-byte length.
+    const at = bytes.length - 4 - bytes.readUInt32BE(bytes.length - 4) - 100;
     bytes.writeUInt8(bytes.readUInt8(at) ^ 0x01, at);
     writeFileSync(file as string, bytes);
     const first = await gw.call("mcphub_get_result", { callId: r.callId, cursor: 0 });

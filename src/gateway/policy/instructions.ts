@@ -41,8 +41,8 @@ export function buildInstructions(input: InstructionsInput): string {
         `\`confident\` and \`ambiguous\` is false. Never auto-run an ambiguous recommendation: compare the ` +
         `alternatives, look further with ${t("search_tools")}, or ask for direction. Call ${t("describe_tool")} ` +
         `when you need a tool's full input schema. Large results come back as a receipt with a callId: read it ` +
-        `page by page with ${t("get_result")} {callId, cursor} rather than calling the tool again; ${t("poll_result")} checks a ` +
-        `call started with detach: true.`,
+        `with ${t("get_result")} {callId, format: "text"} or search it with {callId, find} rather than calling the tool ` +
+        `again; ${t("poll_result")} checks a call started with detach: true.`,
     );
   }
   // In both modes: clients that defer tool schemas (they show a model only tool names and each

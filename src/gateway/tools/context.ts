@@ -26,9 +26,18 @@ export function jsonResult(doc: JsonObject, opts: { compactText?: boolean } = {}
   };
 }
 
+const ownErrors = new WeakSet<CallToolResult>();
+
 /** A request the gateway cannot act on: isError with a message that says what to send instead. */
 export function badRequest(message: string): CallToolResult {
-  return { content: [{ type: "text", text: message }], isError: true };
+  const result: CallToolResult = { content: [{ type: "text", text: message }], isError: true };
+  ownErrors.add(result);
+  return result;
+}
+
+/** Whether a result is one of the gateway's own error messages (not a downstream's error result). */
+export function isOwnError(result: CallToolResult): boolean {
+  return ownErrors.has(result);
 }
 
 export class BadRequest extends Error {}

@@ -4,6 +4,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { errorText } from "../../util/errors.js";
 import type { ManagementTool } from "../management.js";
 import { callTool } from "./call-tool.js";
+import { boundReply, checkArgumentBounds } from "./bounds.js";
 import { BadRequest, badRequest, type ToolContext } from "./context.js";
 import { describeTool, resolveTool, searchTools } from "./discovery.js";
 import { listServers } from "./list-servers.js";
@@ -23,11 +24,16 @@ const HANDLERS: Record<ManagementTool, (ctx: ToolContext, args: unknown) => Prom
 };
 
 export async function runManagementTool(tool: ManagementTool, ctx: ToolContext, args: unknown): Promise<CallToolResult> {
+  let reply: CallToolResult;
   try {
-    return await HANDLERS[tool](ctx, args);
+    checkArgumentBounds(tool, args);
+    reply = await HANDLERS[tool](ctx, args);
   } catch (err) {
-    if (err instanceof BadRequest || err instanceof OutOfScope) return badRequest(err.message);
-    ctx.hub.log.error(`${tool} failed: ${errorText(err)}`);
-    return badRequest(`${tool} failed: ${errorText(err)}`);
+    if (err instanceof BadRequest || err instanceof OutOfScope) reply = badRequest(err.message);
+    else {
+      ctx.hub.log.error(`${tool} failed: ${errorText(err)}`);
+      reply = badRequest(`${tool} failed: ${errorText(err)}`);
+    }
   }
+  return boundReply(ctx, tool, reply);
 }

@@ -1,6 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
-import { buildReceipt, jsonBytes, pageDocument, pageSize } from "../../../src/gateway/receipts.js";
+import { buildReceipt, DROP_ORDER, jsonBytes, nextActionFor, pageDocument, pageSize } from "../../../src/gateway/receipts.js";
 import { clipUtf8 } from "../../../src/util/text.js";
 
 const fields = (budget: number) => ({
@@ -13,6 +13,8 @@ const fields = (budget: number) => ({
   budgetBytes: budget,
   getResultName: "mcphub_get_result",
 });
+
+const textView = { source: "text" as const, chars: 5000, lines: 120, kinds: { text: 1 }, blocks: 0 };
 
 const big = (text: string, isError = false): CallToolResult => ({ content: [{ type: "text", text }], ...(isError ? { isError } : {}) });
 
@@ -39,20 +41,30 @@ describe("receipts", () => {
   });
 
   it("drop optional fields in the fixed order when space is short", () => {
-    // Drop order: nextAction, downstream, namespaced, tool, server. Whatever the budget, a field is
-    // present only if every field dropped after it is present too.
-    const order = ["nextAction", "downstream", "namespaced", "tool", "server"];
+    // Whatever the budget, a field is present only if every field dropped after it is present too.
     const seen = new Set<string>();
-    for (let budget = 250; budget <= 560; budget += 5) {
-      const r = buildReceipt(fields(budget), big("x".repeat(5000)));
+    for (let budget = 250; budget <= 900; budget += 5) {
+      const r = buildReceipt({ ...fields(budget), view: textView }, big("x".repeat(5000)));
       const doc = r.structuredContent as Record<string, unknown>;
       expect(doc.status).toBe("stored");
-      const present = order.map((k) => k in doc);
-      for (let i = 0; i < order.length; i++) if (present[i]) expect(present.slice(i)).not.toContain(false);
+      const present = DROP_ORDER.map((k) => k in doc);
+      for (let i = 0; i < DROP_ORDER.length; i++) if (present[i]) expect(present.slice(i)).not.toContain(false);
       seen.add(present.join(","));
     }
     // The sweep really exercised dropping: several different field sets appeared.
-    expect(seen.size).toBeGreaterThan(2);
+    expect(seen.size).toBeGreaterThan(4);
+  });
+
+  it("tell a model how to read, search and fetch blocks, and how many lines there are", () => {
+    const doc = buildReceipt({ ...fields(32 * 1024), view: { ...textView, kinds: { text: 1, image: 2 }, blocks: 2 } }, big("hello")).structuredContent as Record<string, unknown>;
+    expect(doc).toMatchObject({ totalLines: 120, totalChars: 5000, kinds: { text: 1, image: 2 } });
+    expect(doc.nextAction).toBe(
+      'Read it with mcphub_get_result {callId, format: "text"} following nextCursor, search it with {callId, find: "text or /regex/"}, or fetch a non-text block with {callId, block: N}.',
+    );
+    expect(nextActionFor("get_result", { source: "none", chars: 0, lines: 0, kinds: { image: 1 }, blocks: 1 })).toBe(
+      'Call get_result {callId, format: "text"} to list its blocks, then fetch a non-text block with {callId, block: N}.',
+    );
+    expect(nextActionFor("get_result", undefined)).toMatch(/cursor 0, then follow nextCursor/);
   });
 });
 

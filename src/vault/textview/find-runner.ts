@@ -1,0 +1,136 @@
+// Runs find on a worker thread with a time bound. A regular expression cannot be interrupted on
+// the thread that runs it, so searches run on worker threads, and a search still running when its
+// bound passes has its thread terminated: a pathological pattern costs one thread for that long
+// and nothing else. Threads are kept a while for the next search. At most MAX_RUNNING searches run
+// at once per process; a few more wait their turn, the rest are refused.
+import type { Worker } from "node:worker_threads";
+import { startWorker } from "../../util/worker.js";
+import type { FindJob, FindMatch } from "./find.js";
+
+export interface FindWorkerInput {
+  path: string;
+  key: Uint8Array;
+  callId: string;
+  job: FindJob;
+}
+
+export interface FindOwner {
+  agent: string;
+  server: string;
+  tool: string;
+  namespaced: string;
+}
+
+export type FindWorkerMessage =
+  | { t: "owner"; owner: FindOwner }
+  | { t: "match"; m: FindMatch }
+  | { t: "done"; truncated: boolean }
+  | { t: "gone" }
+  | { t: "error"; tampered: boolean; message: string };
+
+export interface FindOutcome {
+  /** "timeout": the bound passed; `matches` holds what was found before it. "gone": no such live result. */
+  status: "ok" | "timeout" | "gone";
+  matches: FindMatch[];
+  truncated: boolean;
+  /** Whose result the worker read (to confirm it is the one whose scope was checked). */
+  owner?: FindOwner;
+}
+
+/** The stored result did not authenticate in the worker. */
+export class FindTamperedError extends Error {}
+/** Too many searches are running or waiting. */
+export class FindBusyError extends Error {}
+
+const MAX_RUNNING = 2;
+const MAX_WAITING = 8;
+/** A worker's heap: enough for 64 KiB windows and long carried lines, never the whole result. */
+const WORKER_HEAP_MB = 128;
+/** An idle worker is kept this long for the next search (starting one costs ~0.2 s of CPU). */
+const IDLE_MS = 30_000;
+
+let running = 0;
+const waiting: (() => void)[] = [];
+const idle: { worker: Worker; timer: NodeJS.Timeout }[] = [];
+let nextId = 0;
+
+async function slot(): Promise<() => void> {
+  if (running >= MAX_RUNNING) {
+    if (waiting.length >= MAX_WAITING) throw new FindBusyError(`too many searches in flight (${MAX_RUNNING} running, ${waiting.length} waiting); try again shortly`);
+    await new Promise<void>((resolve) => waiting.push(resolve));
+  }
+  running++;
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    running--;
+    waiting.shift()?.();
+  };
+}
+
+function takeWorker(): Worker {
+  const kept = idle.pop();
+  if (kept) {
+    clearTimeout(kept.timer);
+    return kept.worker;
+  }
+  const worker = startWorker(import.meta.url, "find-worker", undefined, { resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } });
+  worker.unref();
+  return worker;
+}
+
+function keepWorker(worker: Worker): void {
+  const timer = setTimeout(() => {
+    const at = idle.findIndex((k) => k.worker === worker);
+    if (at >= 0) idle.splice(at, 1);
+    void worker.terminate();
+  }, IDLE_MS);
+  timer.unref();
+  idle.push({ worker, timer });
+}
+
+export async function runFind(input: FindWorkerInput, timeoutMs: number, signal?: AbortSignal): Promise<FindOutcome> {
+  const release = await slot();
+  try {
+    return await new Promise<FindOutcome>((resolve, reject) => {
+      const id = ++nextId;
+      const matches: FindMatch[] = [];
+      let owner: FindOwner | undefined;
+      const worker = takeWorker();
+      let settled = false;
+      const finish = (reusable: boolean, fn: () => void) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        worker.off("message", onMessage);
+        worker.off("error", onError);
+        worker.off("exit", onExit);
+        if (reusable) keepWorker(worker);
+        else void worker.terminate();
+        fn();
+      };
+      // A search still running at the bound is stopped the only way a regular expression can be.
+      const timer = setTimeout(() => finish(false, () => resolve({ status: "timeout", matches, truncated: true, ...(owner ? { owner } : {}) })), timeoutMs);
+      const onAbort = () => finish(false, () => reject(new Error("search cancelled")));
+      signal?.addEventListener("abort", onAbort, { once: true });
+      const onMessage = (msg: FindWorkerMessage & { id: number }) => {
+        if (msg.id !== id) return;
+        if (msg.t === "owner") owner = msg.owner;
+        else if (msg.t === "match") matches.push(msg.m);
+        else if (msg.t === "done") finish(true, () => resolve({ status: "ok", matches, truncated: msg.truncated, ...(owner ? { owner } : {}) }));
+        else if (msg.t === "gone") finish(true, () => resolve({ status: "gone", matches: [], truncated: false }));
+        else finish(true, () => reject(msg.tampered ? new FindTamperedError(msg.message) : new Error(msg.message)));
+      };
+      const onError = (err: Error) => finish(false, () => reject(err));
+      const onExit = (code: number) => finish(false, () => reject(new Error(`search worker exited with code ${code} before answering`)));
+      worker.on("message", onMessage);
+      worker.once("error", onError);
+      worker.once("exit", onExit);
+      worker.postMessage({ ...input, id });
+    });
+  } finally {
+    release();
+  }
+}
