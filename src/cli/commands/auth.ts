@@ -83,6 +83,7 @@ export function registerAuth(program: Command, io: CliIO): void {
     .command("status")
     .description("show each remote server's sign-in: account, scopes, expiry (never a token)")
     .argument("[server]", "only this server")
+    .addHelpText("after", example(["mcphub auth status", "mcphub auth status linear", "mcphub --json auth status"]))
     .action(async (server: string | undefined, _flags: unknown, cmd: Command) => {
       const loaded = await load(cmd);
       if (server !== undefined) remoteServer(loaded.config, server);
@@ -104,6 +105,7 @@ export function registerAuth(program: Command, io: CliIO): void {
     .command("logout")
     .description("sign a server out: revoke its tokens where the authorization server allows, then delete them")
     .argument("<server>", "a configured remote server")
+    .addHelpText("after", example(["mcphub auth logout linear"]))
     .action(async (server: string, _flags: unknown, cmd: Command) => {
       const loaded = await load(cmd);
       const cfg = remoteServer(loaded.config, server);
