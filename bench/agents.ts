@@ -7,13 +7,14 @@
 // the gateway processes and their downstream children, which is what sharing one set saves.
 // --profile DIR writes a V8 CPU profile of the daemon there (open it in Chrome DevTools).
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import YAML from "yaml";
+import { descendants, rssTree } from "./proc.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const BIN = join(ROOT, "bin/mcphub.js");
@@ -60,47 +61,6 @@ for (const sig of ["SIGINT", "SIGTERM"] as const) {
     rmSync(home, { recursive: true, force: true });
     process.exit(130);
   });
-}
-
-/** Child pids of every process, from /proc (Linux), so downstream servers can be counted. */
-function childrenMap(): Map<number, number[]> {
-  const map = new Map<number, number[]>();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      // The command name may hold spaces and parentheses: fields resume after the last ")".
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      const list = map.get(ppid) ?? [];
-      list.push(Number(entry));
-      map.set(ppid, list);
-    } catch {
-      // exited while listing
-    }
-  }
-  return map;
-}
-
-function descendants(pid: number, map = childrenMap()): number[] {
-  const out: number[] = [];
-  for (const c of map.get(pid) ?? []) out.push(c, ...descendants(c, map));
-  return out;
-}
-
-/** Resident set size in bytes of the processes and all their descendants. */
-function rssTree(pids: number[]): { bytes: number; processes: number } {
-  const map = childrenMap();
-  const all = new Set<number>();
-  for (const p of pids) for (const q of [p, ...descendants(p, map)]) all.add(q);
-  let kb = 0;
-  for (const p of all) {
-    try {
-      kb += Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, "utf8"))?.[1] ?? 0);
-    } catch {
-      // exited
-    }
-  }
-  return { bytes: kb * 1024, processes: all.size };
 }
 
 function writeConfig(): string {

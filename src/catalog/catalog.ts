@@ -1,7 +1,10 @@
-// The live catalogue: one set of CatalogEntry per connected server, built from the downstream
-// tool list, the server's name plan and its config metadata. It owns the search index so that a
-// change to one server re-indexes only that server. It knows nothing about transports or agents.
+// The catalogue: one set of CatalogEntry per server whose tools are known, built from the
+// downstream tool list, the server's name plan and its config metadata. A server's listing is
+// live (from its current session) or cached (from disk, or from a session that has since ended):
+// either way its tools stay routable. It owns the search index so that a change to one server
+// re-indexes only that server. It knows nothing about transports or agents.
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { ServerListing } from "./cache/listing.js";
 import { planPublicNames, type NamePlan } from "./names.js";
 import { SearchIndex } from "./search/index.js";
 import type { CatalogEntry, JsonObject, ServerMeta } from "./types.js";
@@ -9,6 +12,7 @@ import type { CatalogEntry, JsonObject, ServerMeta } from "./types.js";
 export class Catalog {
   private readonly byServer = new Map<string, CatalogEntry[]>();
   private readonly plans = new Map<string, NamePlan>();
+  private readonly listings = new Map<string, ServerListing>();
   private readonly listeners = new Set<(server: string) => void>();
   readonly index = new SearchIndex();
   private sorted: CatalogEntry[] | undefined;
@@ -17,12 +21,49 @@ export class Catalog {
 
   constructor(private meta: Record<string, ServerMeta>) {}
 
-  /** Replaces config metadata (hot reload); callers re-feed servers afterwards. */
+  /** Replaces config metadata (hot reload); callers re-feed servers afterwards (reindex). */
   setMeta(meta: Record<string, ServerMeta>): void {
     this.meta = meta;
   }
 
-  /** Installs a server's tool list, or removes the server when `tools` is undefined (not connected). */
+  /** Rebuilds a server's entries from its installed listing, e.g. after its metadata changed. */
+  reindex(server: string): void {
+    const listing = this.listings.get(server);
+    if (listing) this.updateServer(server, listing.tools);
+  }
+
+  /**
+   * Installs a server's listing (or removes the server with undefined). Content identical to what
+   * is installed (same hash) only updates its source and time: no re-index, no change event, the
+   * same `catalog_revision`. Returns whether anything a client sees changed.
+   */
+  setListing(server: string, listing: ServerListing | undefined): boolean {
+    const prev = this.listings.get(server);
+    if (listing === undefined) {
+      this.listings.delete(server);
+      const had = this.byServer.has(server);
+      this.updateServer(server, undefined);
+      return had || prev !== undefined;
+    }
+    this.listings.set(server, listing);
+    if (prev?.toolsHash !== listing.toolsHash || !this.byServer.has(server)) {
+      this.updateServer(server, listing.tools);
+      return true;
+    }
+    if (prev.hash !== listing.hash) {
+      // Resources, prompts or instructions changed: nothing to re-index, but listeners re-check.
+      for (const l of this.listeners) l(server);
+      return true;
+    }
+    return false;
+  }
+
+  /** The server's installed listing (live or cached), if any. */
+  listingOf(server: string): ServerListing | undefined {
+    return this.listings.get(server);
+  }
+
+  /** Installs a server's tool list, or removes the server when `tools` is undefined. */
   updateServer(server: string, tools: Tool[] | undefined): void {
     if (tools === undefined) {
       if (!this.byServer.has(server)) return;
@@ -52,7 +93,7 @@ export class Catalog {
     return () => this.listeners.delete(listener);
   }
 
-  /** Every entry of every connected server, sorted by namespaced name. */
+  /** Every entry of every server with a listing, sorted by namespaced name. */
   entries(): CatalogEntry[] {
     if (!this.sorted) {
       this.sorted = [...this.byServer.values()].flat().sort((a, b) => cmp(a.namespaced, b.namespaced));

@@ -25,4 +25,5 @@ export {
   type EditOptions,
   type NewConfigContent,
 } from "./edit.js";
-export { enabledServers, resolveAgent, serverKind, type ServerKind } from "./queries.js";
+export { enabledServers, idleTimeoutOf, resolveAgent, serverKind, startModeOf, type ServerKind } from "./queries.js";
+export { watchConfig, type ConfigWatcher, type ConfigWatchOptions } from "./watch.js";

@@ -10,6 +10,10 @@ export const MAX_USE_WHEN = 8;
 export const MAX_HINT_BYTES = 256;
 export const MAX_TOOL_USE_WHEN_KEYS = 128;
 export const MIN_RESPONSE_BUDGET = 512;
+/** A downstream with no call, stream or subscription for this long is stopped (0 = never). */
+export const DEFAULT_SERVER_IDLE_TIMEOUT_MS = 10 * 60_000;
+/** How long discovery waits for in-scope servers that have no catalogue yet. */
+export const DEFAULT_DISCOVERY_WAIT_MS = 5_000;
 /** Largest JSON-RPC line accepted from a harness on stdio. */
 export const DEFAULT_MAX_MESSAGE_SIZE = 64 * 1024 * 1024;
 /** Largest JSON-RPC line accepted from a stdio downstream (V8 strings stop at about 512 MiB). */
@@ -116,6 +120,11 @@ export const oauthSchema = z.strictObject({
   issuer: z.string().refine((u) => /^https?:\/\//.test(u), "issuer must be the authorization server's http(s) URL").optional(),
 });
 
+/** When a server's process (or remote session) is started; see docs/downstream.md "Lifecycle". */
+export const START_MODES = ["auto", "lazy", "eager"] as const;
+export type StartMode = (typeof START_MODES)[number];
+const startModeSchema = z.enum(START_MODES, { message: 'start must be "auto", "lazy" or "eager"' });
+
 const envSchema = z
   .record(z.string(), z.union([z.string(), z.number(), z.boolean()]).transform(String).describe("a string (or a number or true/false)"))
   .describe("a map of variable names to values");
@@ -141,6 +150,8 @@ export const serverSchema = z
     vault: z.string().min(1, "vault must name a vault project").optional(),
     vault_only: z.array(z.string()).optional(),
     vault_prefix: z.string().optional(),
+    start: startModeSchema.optional(),
+    idle_timeout: durationSchema.optional(),
     // Protocol pass-through (docs/protocol.md): publish under the server's own names (default
     // true = `server__name`), give each upstream session its own connection (default "shared"),
     // or answer roots/list from config. Optional rather than defaulted, so code that builds a
@@ -269,6 +280,9 @@ export const configSchema = z
     management_tool_names: z
       .enum(["prefixed", "clean"], { message: 'management_tool_names must be "prefixed" (mcphub_*) or "clean"' })
       .default("prefixed"),
+    start: startModeSchema.default("auto"),
+    idle_timeout: durationSchema.default(DEFAULT_SERVER_IDLE_TIMEOUT_MS),
+    discovery_wait: durationSchema.default(DEFAULT_DISCOVERY_WAIT_MS),
     search: searchSchema.optional(),
   })
   .superRefine((c, ctx) => {

@@ -1,6 +1,7 @@
-// One downstream server: its state machine (connecting → ready → failed/locked/needs_auth, or disabled),
-// background reconnect with backoff, coalesced re-lists on list_changed, and calls with timeout,
-// progress, cancellation and outcome-unknown handling. The supervisor owns one per server.
+// One downstream server: its state machine (idle → connecting → ready → failed/locked/needs_auth,
+// or disabled), start on first use, stop when idle (never while leased), background reconnect with
+// backoff, coalesced re-lists on list_changed, and calls with timeout, progress, cancellation and
+// outcome-unknown handling. The supervisor owns one per server.
 import { CallToolResultSchema, ErrorCode, McpError, type CompleteRequest, type LoggingLevel, type ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -24,6 +25,7 @@ import {
   type ServerState,
 } from "./types.js";
 
+/** Shared by every Downstream of one supervisor; fields may change at run time (hot reload). */
 export interface DownstreamDeps {
   allServers: Record<string, ServerConfig>;
   clientInfo: { name: string; version: string };
@@ -35,6 +37,8 @@ export interface DownstreamDeps {
   log: (level: "info" | "warn" | "error", msg: string) => void;
   /** Something visible changed (state, lists, error). */
   changed: (server: string) => void;
+  /** Idle timeout for this server in ms (0 = never stopped for idleness). */
+  idleTimeoutMs: (name: string, cfg: ServerConfig) => number;
   /** Server→client traffic; see ClientHooks. */
   hooks?: ClientHooks;
   /** Set for a connection dedicated to one upstream session (`connection: per-session`). */
@@ -72,8 +76,17 @@ export class Downstream {
   private serverVersion?: { name: string; version: string };
   private stderrTail?: string;
 
+  /** May be started on first use (it is in this process's scope). */
+  private admitted = false;
+  /** A session is wanted: start() was called and the server was not stopped since. */
   private started = false;
   private closed = false;
+  /** Why close() was called when it was not a gateway shutdown (config change, removal). */
+  private closeReason?: string;
+  /** Calls in flight plus explicit leases; a server with any is never stopped for idleness. */
+  private leases = 0;
+  private lastActivity = Date.now();
+  private idleTimer?: NodeJS.Timeout;
   /** Consecutive failed connect attempts (reset by a successful connect). */
   private failures = 0;
   /** Sessions lost soon after connecting (reset by a session that stays up). */
@@ -90,8 +103,6 @@ export class Downstream {
   private readonly shutdown = new AbortController();
   private readonly closing = new Set<Promise<void>>();
   private waiters = new Set<Waiter>();
-  /** Holders that need this connection kept open (resource subscriptions); see lease(). */
-  private leases = 0;
   private readonly relist: Record<ListKind, { running: boolean; pending: boolean }> = {
     tools: { running: false, pending: false },
     resources: { running: false, pending: false },
@@ -100,20 +111,68 @@ export class Downstream {
 
   constructor(
     readonly name: string,
-    readonly cfg: ServerConfig,
+    private config: ServerConfig,
     private readonly deps: DownstreamDeps,
   ) {
-    this.state = cfg.enabled ? "connecting" : "disabled";
+    this.state = config.enabled ? "idle" : "disabled";
+  }
+
+  get cfg(): ServerConfig {
+    return this.config;
   }
 
   get isStarted(): boolean {
     return this.started;
   }
 
+  get isAdmitted(): boolean {
+    return this.admitted;
+  }
+
+  /** Calls in flight plus held leases. */
+  get busy(): number {
+    return this.leases;
+  }
+
+  /** Allows the server to be started on first use, without starting it now. */
+  admit(): void {
+    this.admitted = true;
+  }
+
   start(): void {
-    if (this.started || this.closed || !this.cfg.enabled) return;
+    this.admitted = true;
+    if (this.started || this.closed || !this.config.enabled) return;
     this.started = true;
     this.connect();
+  }
+
+  /**
+   * Replaces settings that do not touch the connection (routing metadata, start mode, idle
+   * timeout); the supervisor replaces the whole Downstream when the connection changes.
+   */
+  updateConfig(cfg: ServerConfig): void {
+    this.config = cfg;
+    this.armIdle();
+  }
+
+  /**
+   * Marks the connection as needed (a call in flight, a resource subscription, a stream) until the
+   * returned release is called (idempotent): a server with a holder is never stopped for
+   * idleness, and its idle clock restarts when the last holder lets go.
+   */
+  lease(): () => void {
+    this.leases++;
+    this.lastActivity = Date.now();
+    clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.leases--;
+      this.lastActivity = Date.now();
+      this.armIdle();
+    };
   }
 
   /**
@@ -244,32 +303,21 @@ export class Downstream {
     });
   }
 
-  /**
-   * Marks the connection as needed by a long-lived holder (a resource subscription) until the
-   * returned release is called, so whoever decides to stop idle servers can leave it running.
-   */
-  lease(): () => void {
-    this.leases++;
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.leases--;
-    };
-  }
-
   /** Whether some holder asked to keep this connection (see lease()). */
   get leased(): boolean {
     return this.leases > 0;
   }
 
-  async close(): Promise<void> {
+  /** Ends the server for good. `reason` (e.g. "its configuration changed") replaces "shutting down" in errors. */
+  async close(reason?: string): Promise<void> {
     if (!this.closed) {
       this.closed = true;
+      if (reason !== undefined) this.closeReason = reason;
       clearTimeout(this.retryTimer);
       this.unwatchAuth();
+      clearTimeout(this.idleTimer);
       this.shutdown.abort();
-      const err = new NotConnectedError(this.name, "closed", `server "${this.name}" is shutting down`);
+      const err = new NotConnectedError(this.name, "closed", this.closedMessage());
       for (const w of [...this.waiters]) w.reject(err);
       const s = this.session;
       this.session = undefined;
@@ -347,6 +395,8 @@ export class Downstream {
       this.lose(token, "the connection closed right after the handshake");
       return;
     }
+    this.lastActivity = Date.now();
+    this.armIdle();
     // A list_changed that raced the initial listing: list again.
     for (const kind of token.dirty) this.onListChanged(token, kind);
     this.deps.hooks?.connected(this.origin());
@@ -430,6 +480,15 @@ export class Downstream {
       }),
     );
     if (this.closed) return;
+    if (this.leases === 0 && this.idleTimeout() > 0) {
+      // Nobody is using it and it may idle: leave it stopped (a server that exits when idle is
+      // not respawned in a loop); the next use starts it again.
+      clearTimeout(this.idleTimer);
+      this.started = false;
+      this.deps.log("info", `${this.name}: ${reason} while idle; it starts again on next use`);
+      this.setState("idle");
+      return;
+    }
     // The first drop reconnects at once (callers wait for it); a server that keeps dying soon
     // after connecting backs off, and reports "failed" while it waits so callers are not left
     // hanging. A session that stayed up for the maximum backoff clears the record.
@@ -515,6 +574,17 @@ export class Downstream {
   // ---- calls --------------------------------------------------------------------------------
 
   private async request<T>(label: string, opts: CallOptions, send: (client: Client, req: RequestOptions) => Promise<T>): Promise<T> {
+    const release = this.lease();
+    try {
+      return await this.requestHeld(label, opts, send);
+    } finally {
+      release();
+    }
+  }
+
+  private async requestHeld<T>(label: string, opts: CallOptions, send: (client: Client, req: RequestOptions) => Promise<T>): Promise<T> {
+    // Start on first use: concurrent first calls share the one start (connect() is idempotent).
+    if (!this.started && this.admitted) this.start();
     const s = await this.readySession(opts);
     const req: RequestOptions = { signal: opts.signal };
     if (opts.timeoutMs !== undefined) {
@@ -554,7 +624,7 @@ export class Downstream {
   private classify(err: unknown, s: Session, label: string, opts: CallOptions): Error {
     const signal = opts.signal;
     const detail = this.clean(errorText(err), s);
-    if (this.closed) return new OutcomeUnknownError(this.name, label, "transport", detail, true);
+    if (this.closed) return new OutcomeUnknownError(this.name, label, "transport", detail, this.closeReason ?? true);
     if (signal?.aborted) {
       // notifications/cancelled went downstream; the session itself is fine.
       return new OutcomeUnknownError(this.name, label, "cancelled", detail);
@@ -599,11 +669,15 @@ export class Downstream {
   }
 
   private readiness(): "ready" | "wait" | Error {
-    if (this.closed) return new NotConnectedError(this.name, "closed", `server "${this.name}" is shutting down`);
+    if (this.closed) return new NotConnectedError(this.name, "closed", this.closedMessage());
     if (this.state === "disabled") return new NotConnectedError(this.name, "disabled", `server "${this.name}" is disabled in the config`);
     if (this.state === "ready" && this.session) return "ready";
     if (!this.started || this.state === "connecting") return "wait";
     return new NotConnectedError(this.name, "not_connected", this.notConnectedMessage());
+  }
+
+  private closedMessage(): string {
+    return this.closeReason ? `server "${this.name}" was closed because ${this.closeReason}` : `server "${this.name}" is shutting down`;
   }
 
   private notConnectedMessage(): string {
@@ -613,6 +687,50 @@ export class Downstream {
 
   private cancelledWait(): NotConnectedError {
     return new NotConnectedError(this.name, "cancelled", `waiting for server "${this.name}" was cancelled`);
+  }
+
+  // ---- idle stopping ------------------------------------------------------------------------
+
+  private idleTimeout(): number {
+    return this.deps.idleTimeoutMs(this.name, this.config);
+  }
+
+  /** (Re)starts the idle clock when the server is ready and nothing holds it. */
+  private armIdle(): void {
+    clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+    if (this.closed || !this.started || this.state !== "ready" || this.leases > 0) return;
+    const ms = this.idleTimeout();
+    if (!(ms > 0)) return;
+    const remaining = Math.max(0, this.lastActivity + ms - Date.now());
+    this.idleTimer = setTimeout(() => this.stopIfIdle(), remaining);
+    this.idleTimer.unref();
+  }
+
+  private stopIfIdle(): void {
+    this.idleTimer = undefined;
+    if (this.closed || !this.started || this.state !== "ready" || this.leases > 0) return;
+    const ms = this.idleTimeout();
+    if (!(ms > 0)) return;
+    if (Date.now() - this.lastActivity < ms) {
+      this.armIdle();
+      return;
+    }
+    // Only a ready session with nothing in flight gets here: no connect attempt is running.
+    const s = this.session;
+    this.session = undefined;
+    this.token = undefined;
+    this.started = false;
+    this.quickDrops = 0;
+    if (s) {
+      this.track(
+        s.close().then(() => {
+          this.stderrTail = this.currentStderr(s);
+        }),
+      );
+    }
+    this.deps.log("info", `${this.name}: stopped after ${formatDuration(ms)} without use; it starts again on next use`);
+    this.setState("idle");
   }
 
   // ---- helpers ------------------------------------------------------------------------------

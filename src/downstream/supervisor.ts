@@ -1,11 +1,25 @@
-// The supervisor holds one Downstream per configured server, starts the in-scope ones
-// concurrently, publishes each as soon as it is ready, and tells listeners what changed.
-// The gateway never touches a transport: it asks the supervisor.
+// The supervisor holds one Downstream per configured server and decides when a process exists:
+// it starts servers now or admits them to start on first use, stops idle ones (never while a call
+// or lease holds them), publishes each as soon as it is ready, applies config changes server by
+// server, and tells listeners what changed. The gateway never touches a transport: it asks the
+// supervisor.
 import type { CallToolResult, CompleteRequest, CompleteResult, GetPromptResult, LoggingLevel, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import { isPerSession, type ServerConfig } from "../config/schema.js";
 import { DEFAULT_BACKOFF } from "./backoff.js";
-import { Downstream } from "./downstream.js";
+import { Downstream, type DownstreamDeps } from "./downstream.js";
+import { connectionKey } from "./identity.js";
+import { canonicalJson } from "../util/canonical-json.js";
 import { NotConnectedError, type CallOptions, type DownstreamSnapshot, type SupervisorOptions } from "./types.js";
+
+/** What reconcile() did, server names sorted. */
+export interface ReconcileResult {
+  added: string[];
+  removed: string[];
+  /** Connection settings changed (or enabled flipped): the old session was closed, a new Downstream waits. */
+  restarted: string[];
+  /** Only settings outside the connection changed (metadata, start, idle_timeout): kept running. */
+  updated: string[];
+}
 
 export class Supervisor {
   private readonly downstreams = new Map<string, Downstream>();
@@ -13,35 +27,44 @@ export class Supervisor {
   private readonly dedicated = new Map<string, Map<string, Downstream>>();
   private readonly listeners = new Set<(server: string) => void>();
   private readonly pending = new Set<string>();
+  private readonly deps: DownstreamDeps;
+  /** Downstreams replaced or removed by reconcile() that are still closing. */
+  private readonly retiring = new Set<Promise<void>>();
   private flushScheduled = false;
   private closed = false;
   private closing?: Promise<void>;
 
   constructor(private readonly opts: SupervisorOptions) {
+    const idle = opts.idleTimeoutMs;
+    this.deps = {
+      allServers: opts.servers,
+      clientInfo: opts.clientInfo,
+      secrets: opts.secrets,
+      ...(opts.auth ? { auth: opts.auth } : {}),
+      connectTimeoutMs: opts.connectTimeoutMs,
+      backoff: opts.backoff ?? DEFAULT_BACKOFF,
+      ...(opts.maxMessageBytes !== undefined ? { maxMessageBytes: opts.maxMessageBytes } : {}),
+      log: opts.log ?? (() => {}),
+      changed: (server) => this.changed(server),
+      idleTimeoutMs: idle ? (name, cfg) => idle(name, cfg) : () => 0,
+      ...(opts.hooks ? { hooks: opts.hooks } : {}),
+    };
     for (const [name, cfg] of Object.entries(opts.servers)) this.downstreams.set(name, this.create(name, cfg));
   }
 
   /** A connection to one server: the shared one, or one dedicated to a session's tag. */
   private create(name: string, cfg: ServerConfig, connection?: string): Downstream {
-    return new Downstream(name, cfg, {
-      allServers: this.opts.servers,
-      clientInfo: this.opts.clientInfo,
-      secrets: this.opts.secrets,
-      ...(this.opts.auth ? { auth: this.opts.auth } : {}),
-      connectTimeoutMs: this.opts.connectTimeoutMs,
-      backoff: this.opts.backoff ?? DEFAULT_BACKOFF,
-      ...(this.opts.maxMessageBytes !== undefined ? { maxMessageBytes: this.opts.maxMessageBytes } : {}),
-      log: this.opts.log ?? (() => {}),
-      // The catalogue follows the shared connection; a dedicated one changes nothing visible.
-      changed: connection === undefined ? (server) => this.changed(server) : () => {},
-      ...(this.opts.hooks ? { hooks: this.opts.hooks } : {}),
-      ...(connection !== undefined ? { connection } : {}),
-    });
+    if (connection === undefined) return new Downstream(name, cfg, this.deps);
+    // The catalogue follows the shared connection; a dedicated one changes nothing visible. The
+    // shared deps are its prototype, so a reloaded connect timeout reaches it as well.
+    const deps = Object.assign(Object.create(this.deps) as DownstreamDeps, { changed: () => {}, connection });
+    return new Downstream(name, cfg, deps);
   }
 
   /**
    * Puts a new config in place for one server (enable/disable from the status page): the old
-   * connection is closed and its process tree stopped; the new one is not started (call start).
+   * connection is closed and its process tree stopped; the new one is neither admitted nor
+   * started (call admit or start).
    */
   async replace(name: string, cfg: ServerConfig): Promise<void> {
     if (this.closed) throw new Error("the supervisor is closed");
@@ -69,21 +92,94 @@ export class Supervisor {
    * more; already started servers are left alone.
    */
   start(names?: string[]): void {
-    if (this.closed) throw new Error("the supervisor is closed");
-    const chosen = names ?? [...this.downstreams.keys()];
-    const unknown = chosen.filter((n) => !this.downstreams.has(n));
-    if (unknown.length > 0) throw new Error(`cannot start unknown server(s): ${unknown.join(", ")}`);
-    for (const n of chosen) this.downstreams.get(n)?.start();
+    for (const d of this.chosen(names)) d.start();
   }
 
-  /** Undefined for unknown servers and for enabled servers that were not started. */
+  /**
+   * Lets these servers start on first use (a call, prompt or resource read) without starting
+   * them now; until then their state is `idle`. Servers neither admitted nor started are never
+   * spawned.
+   */
+  admit(names: string[]): void {
+    for (const d of this.chosen(names)) d.admit();
+  }
+
+  /** Calls in flight plus leases held on this server (0 for unknown servers). */
+  busy(name: string): number {
+    return this.downstreams.get(name)?.busy ?? 0;
+  }
+
+  /**
+   * Applies a new set of server configs (hot reload). Removed servers are closed; servers whose
+   * connection changed are closed and replaced by a fresh, not yet admitted Downstream (the
+   * caller decides whether it starts now or on first use); others keep their sessions and
+   * in-flight calls and only take the new settings.
+   */
+  reconcile(servers: Record<string, ServerConfig>): ReconcileResult {
+    if (this.closed) throw new Error("the supervisor is closed");
+    const out: ReconcileResult = { added: [], removed: [], restarted: [], updated: [] };
+    this.deps.allServers = servers;
+    for (const [name, d] of [...this.downstreams]) {
+      if (Object.hasOwn(servers, name)) continue;
+      this.downstreams.delete(name);
+      this.retire(d, "it was removed from the configuration");
+      this.retireDedicated(name, "it was removed from the configuration");
+      out.removed.push(name);
+      this.changed(name);
+    }
+    for (const [name, cfg] of Object.entries(servers)) {
+      const d = this.downstreams.get(name);
+      if (!d) {
+        this.downstreams.set(name, this.create(name, cfg));
+        out.added.push(name);
+        this.changed(name);
+      } else if (connectionKey(d.cfg) !== connectionKey(cfg)) {
+        this.retire(d, "its configuration changed and it was restarted");
+        this.retireDedicated(name, "its configuration changed and it was restarted");
+        this.downstreams.set(name, this.create(name, cfg));
+        out.restarted.push(name);
+        this.changed(name);
+      } else if (canonicalJson(d.cfg) !== canonicalJson(cfg)) {
+        d.updateConfig(cfg);
+        for (const mine of this.dedicated.values()) mine.get(name)?.updateConfig(cfg);
+        out.updated.push(name);
+        this.changed(name);
+      }
+    }
+    for (const list of Object.values(out)) list.sort();
+    return out;
+  }
+
+  /**
+   * Ends a server's current session (if any) and puts a fresh Downstream in its place that is
+   * neither admitted nor started: e.g. it left this gateway's scope on reload.
+   */
+  reset(name: string, reason: string): void {
+    const d = this.get(name);
+    this.retire(d, reason);
+    this.retireDedicated(name, reason);
+    this.downstreams.set(name, this.create(name, d.cfg));
+    this.changed(name);
+  }
+
+  /** Resolves once every server replaced or removed by reconcile()/reset() has finished closing. */
+  async settled(): Promise<void> {
+    while (this.retiring.size > 0) await Promise.all([...this.retiring]);
+  }
+
+  /** Connect timeout for attempts that start from now on (hot reload). */
+  setConnectTimeout(ms: number): void {
+    this.deps.connectTimeoutMs = ms;
+  }
+
+  /** Undefined for unknown servers and for enabled servers that were neither admitted nor started. */
   snapshot(name: string): DownstreamSnapshot | undefined {
     const d = this.downstreams.get(name);
-    if (!d || (!d.isStarted && d.cfg.enabled)) return undefined;
+    if (!d || (!d.isAdmitted && d.cfg.enabled)) return undefined;
     return d.snapshot();
   }
 
-  /** Started and disabled servers, sorted by name. */
+  /** Admitted, started and disabled servers, sorted by name. */
   snapshots(): DownstreamSnapshot[] {
     return [...this.downstreams.keys()]
       .sort()
@@ -139,7 +235,11 @@ export class Supervisor {
     await d?.sendRootsListChanged();
   }
 
-  /** Keeps a connection open for a long-lived holder until released (see Downstream.lease). */
+  /**
+   * Holds a connection against idle stopping (a subscription, a stream, a long-lived detached
+   * call) until the returned release is called (idempotent). Calls through the supervisor hold
+   * one by themselves while in flight. See Downstream.lease.
+   */
   lease(server: string, opts?: CallOptions): () => void {
     return this.pick(server, opts).lease();
   }
@@ -174,9 +274,32 @@ export class Supervisor {
       this.closed = true;
       const all = [...this.downstreams.values(), ...[...this.dedicated.values()].flatMap((m) => [...m.values()])];
       this.dedicated.clear();
-      this.closing = Promise.all(all.map((d) => d.close())).then(() => undefined);
+      this.closing = Promise.all([...all.map((d) => d.close()), ...this.retiring]).then(() => undefined);
     }
     return this.closing;
+  }
+
+  private chosen(names: string[] | undefined): Downstream[] {
+    if (this.closed) throw new Error("the supervisor is closed");
+    const chosen = names ?? [...this.downstreams.keys()];
+    const unknown = chosen.filter((n) => !this.downstreams.has(n));
+    if (unknown.length > 0) throw new Error(`cannot start unknown server(s): ${unknown.join(", ")}`);
+    return chosen.map((n) => this.downstreams.get(n) as Downstream);
+  }
+
+  private retire(d: Downstream, reason: string): void {
+    const p: Promise<void> = d.close(reason).finally(() => this.retiring.delete(p));
+    this.retiring.add(p);
+  }
+
+  /** Sessions' own connections to a server follow its config: closed now, reopened on next use. */
+  private retireDedicated(name: string, reason: string): void {
+    for (const mine of this.dedicated.values()) {
+      const d = mine.get(name);
+      if (!d) continue;
+      mine.delete(name);
+      this.retire(d, reason);
+    }
   }
 
   /**

@@ -4,7 +4,11 @@ import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { ClientCapabilities, Prompt, Resource, ResourceTemplate, ServerCapabilities, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ServerConfig } from "../config/schema.js";
 
-export type ServerState = "connecting" | "ready" | "failed" | "locked" | "needs_auth" | "disabled";
+/**
+ * `idle`: may run, but has no process or session now (not started yet under `start: auto|lazy`,
+ * or stopped after `idle_timeout`); the next call, prompt or resource read starts it.
+ */
+export type ServerState = "idle" | "connecting" | "ready" | "failed" | "locked" | "needs_auth" | "disabled";
 
 export interface DownstreamSnapshot {
   name: string;
@@ -91,18 +95,22 @@ export class OutcomeUnknownError extends Error {
   readonly server: string;
   readonly tool: string;
   readonly reason: OutcomeUnknownReason;
-  constructor(server: string, tool: string, reason: OutcomeUnknownReason, detail: string, shuttingDown = false) {
-    super(outcomeUnknownMessage(server, tool, reason, detail, shuttingDown));
+  /** `interrupted`: true for a gateway shutdown, or why the server's session was ended on purpose. */
+  constructor(server: string, tool: string, reason: OutcomeUnknownReason, detail: string, interrupted: boolean | string = false) {
+    super(outcomeUnknownMessage(server, tool, reason, detail, interrupted));
     this.server = server;
     this.tool = tool;
     this.reason = reason;
   }
 }
 
-function outcomeUnknownMessage(server: string, tool: string, reason: OutcomeUnknownReason, detail: string, shuttingDown: boolean): string {
+function outcomeUnknownMessage(server: string, tool: string, reason: OutcomeUnknownReason, detail: string, interrupted: boolean | string): string {
   const what = `call to ${server}__${tool}`;
-  if (shuttingDown) {
+  if (interrupted === true) {
     return `${what} was interrupted because the gateway is shutting down; the outcome is unknown, the request was not retried and no reconnect was attempted (${detail})`;
+  }
+  if (typeof interrupted === "string") {
+    return `${what} was interrupted because ${interrupted}; the outcome is unknown and the request was not retried (${detail})`;
   }
   switch (reason) {
     case "cancelled":
@@ -190,4 +198,10 @@ export interface SupervisorOptions {
   maxMessageBytes?: number;
   /** Where server→client requests and notifications go; without hooks the client declares nothing. */
   hooks?: ClientHooks;
+  /**
+   * How long a ready server may go without a call, lease or subscription before it is stopped
+   * (0 = never). Asked each time the idle clock starts, so a reloaded config applies at once.
+   * Default: never.
+   */
+  idleTimeoutMs?: (name: string, cfg: ServerConfig) => number;
 }

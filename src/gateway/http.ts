@@ -11,6 +11,7 @@ import type { ListenAddress } from "../config/schema.js";
 import { CliError, type CliIO } from "../cli/context.js";
 import { errorText } from "../util/errors.js";
 import { Hub } from "./hub.js";
+import { followConfig, type Report } from "./reload.js";
 import { healthReport } from "./health.js";
 import { SessionTable } from "./http-sessions.js";
 import { guardTransport } from "./rpc-guard.js";
@@ -24,8 +25,8 @@ export interface HttpOptions extends ServeOptions {
   io?: CliIO;
   /** How long SIGTERM waits for in-flight calls before closing anyway. */
   drainMs?: number;
-  /** The config file, so the status page can save enable/disable to it. */
-  configPath?: string;
+  /** Where reload lines go (the daemon prints them to the operator whatever the log level). */
+  report?: Report;
 }
 
 interface LiveSession {
@@ -126,6 +127,8 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
       const live = sessions.get(sessionId);
       if (!live) return reply(res, 404, "unknown or expired session; initialize a new one");
       if (live.agent !== agent) return reply(res, 403, "this session belongs to another agent");
+      // The agent may have been removed or disabled by a config reload since the session began.
+      if (agent !== undefined && !hub.hasAgent(agent)) return reply(res, 403, `agent "${agent}" is no longer enabled in the config`);
       // A request (or the GET stream) keeps the session from expiring until its response ends.
       res.once("close", sessions.activity(sessionId));
       return live.value.transport.handleRequest(req, res);
@@ -188,11 +191,16 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
   });
   hub.start();
   sessions.start();
+  const follow =
+    opts.configPath !== undefined
+      ? followConfig(hub, { path: opts.configPath, report: opts.report ?? ((level, msg) => opts.log[level](msg)) })
+      : undefined;
 
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
       draining = true;
+      follow?.close();
       server.close();
       // In-flight calls fail at once ("the gateway is shutting down"; nothing is retried) and
       // their answers still reach the waiting clients: the drain below waits for those answers.
@@ -215,11 +223,17 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
 
 /** Runs the daemon until SIGINT/SIGTERM, printing readiness and server states to stderr. */
 export async function serveHttp(opts: HttpOptions): Promise<void> {
-  const gw = await startHttpGateway(opts);
   const say = (t: string) => (opts.io ? opts.io.err(t) : process.stderr.write(`${t}\n`));
+  const gw = await startHttpGateway({ ...opts, report: (level, msg) => say(level === "info" ? `mcphub: ${msg}` : `mcphub: ${level}: ${msg}`) });
   const anonymous = !(await TokenStore.open(opts.dataDir).authenticate(undefined)).required;
   say(`mcphub listening on ${gw.url}${anonymous ? " (no agent tokens yet: loopback clients are served unscoped)" : " (bearer tokens required)"}`);
   say(`  status page: ${gw.url.replace(/\/mcp$/, "/")}${anonymous ? "" : " (sign in with \`mcphub open\`)"}`);
+  for (const snap of gw.hub.supervisor.snapshots()) {
+    const listing = gw.hub.catalog.listingOf(snap.name);
+    if (snap.state === "idle" && listing) {
+      say(`  ${snap.name}: idle (${listing.tools.length} tools cached ${new Date(listing.fetchedAt).toISOString()}; starts on first use)`);
+    }
+  }
   // One line per real change: a server retrying after a failure goes failed → connecting →
   // failed on every attempt, which is not news until it succeeds or fails differently.
   const seen = new Map<string, string>();

@@ -1,14 +1,22 @@
 // The Hub is one gateway process's shared state: the supervisor with its downstream connections,
-// the live catalogue, the vault stores and telemetry. A stdio gateway has one hub and one view;
-// the HTTP daemon has one hub and a view per agent, so every agent shares the same connections.
+// the catalogue (live listings, and cached ones from disk so discovery works before any downstream
+// runs), the vault stores and telemetry. A stdio gateway has one hub and one view; the HTTP daemon
+// has one hub and a view per agent, so every agent shares the same connections. The hub decides
+// which servers start now and which on first use, waits (bounded) for servers discovery still
+// needs, and applies a reloaded config as a diff.
 import { loginCommand } from "../auth/command.js";
 import { OAuthManager } from "../auth/manager.js";
+import { makeListing } from "../catalog/cache/listing.js";
+import { CatalogCache } from "../catalog/cache/store.js";
 import { Catalog } from "../catalog/catalog.js";
 import { SemanticSearch } from "../catalog/embeddings/service.js";
 import type { ServerMeta } from "../catalog/types.js";
+import { idleTimeoutOf, startModeOf } from "../config/queries.js";
 import type { Config } from "../config/schema.js";
-import { Supervisor } from "../downstream/supervisor.js";
+import { connectionFingerprint } from "../downstream/identity.js";
+import { Supervisor, type ReconcileResult } from "../downstream/supervisor.js";
 import type { SecretResolver } from "../downstream/types.js";
+import { canonicalJson } from "../util/canonical-json.js";
 import { Telemetry } from "../telemetry/index.js";
 import { DetachedJournal } from "../vault/detached.js";
 import { openKeyring, type Keyring } from "../vault/keys.js";
@@ -35,12 +43,25 @@ export interface HubOptions {
   singleSession?: boolean;
 }
 
+/** What a reload changed, for the one log line that reports it. */
+export interface ReloadSummary extends ReconcileResult {
+  /** Top-level keys (other than servers) whose value changed. */
+  settings: string[];
+  /** Keys that changed but only take effect after a restart. */
+  needsRestart: string[];
+}
+
+/** Grace added to connect_timeout when a call waits for a server to become ready. */
+const READY_GRACE_MS = 5000;
+
 export class Hub {
   readonly catalog: Catalog;
   readonly supervisor: Supervisor;
   readonly detached: DetachedRegistry;
   readonly telemetry: Telemetry;
   readonly auth: OAuthManager;
+  readonly cache: CatalogCache;
+  private current: Config;
   /** Semantic search, when `search.embeddings` is configured (otherwise search is lexical only). */
   readonly semantic: SemanticSearch | undefined;
   /** Routes server→client requests and notifications between downstreams and upstream sessions. */
@@ -48,12 +69,18 @@ export class Hub {
   private readonly views = new Map<string, AgentView>();
   /** Supervisor generation last applied to the catalogue, per server (avoids re-indexing twice). */
   private readonly applied = new Map<string, number>();
+  private readonly reloadListeners = new Set<() => void>();
+  /** Servers whose cache write failed once (warned once, not on every re-list). */
+  private readonly cacheWarned = new Set<string>();
   private readonly stores: Promise<{ results?: ResultStore; journal?: DetachedJournal; error?: string }>;
+  private started = false;
   private closed = false;
 
   constructor(private readonly opts: HubOptions) {
     const { config } = opts;
+    this.current = config;
     this.catalog = new Catalog(serverMeta(config));
+    this.cache = new CatalogCache(opts.dataDir);
     // One keyring for every store: with a passphrase, scrypt runs once per process, not per store.
     let keyring: Promise<Keyring> | undefined;
     const openOnce = () => {
@@ -70,7 +97,16 @@ export class Hub {
     const secrets: SecretResolver = new VaultSecretResolver({ dataDir: opts.dataDir, env: opts.env, keyring: openOnce });
     const log = (level: "info" | "warn" | "error", msg: string) => opts.log[level](msg);
     this.auth = new OAuthManager({ dataDir: opts.dataDir, env: opts.env, keyring: openOnce, secrets, log, ...(opts.configPath ? { configPath: opts.configPath } : {}) });
-    this.passthrough = new Passthrough({ config, supervisor: () => this.supervisor, log: opts.log, singleSession: opts.singleSession === true });
+    // A getter, so the pass-through reads the config in force after a reload.
+    const configNow = () => this.config;
+    this.passthrough = new Passthrough({
+      get config() {
+        return configNow();
+      },
+      supervisor: () => this.supervisor,
+      log: opts.log,
+      singleSession: opts.singleSession === true,
+    });
     this.supervisor = new Supervisor({
       servers: config.servers,
       connectTimeoutMs: config.connect_timeout,
@@ -78,7 +114,8 @@ export class Hub {
       clientInfo: { name: opts.agent ? `mcphub/${opts.agent}` : "mcphub", version: VERSION },
       secrets,
       auth: this.auth,
-      log,
+      log: (level, msg) => opts.log[level](msg),
+      idleTimeoutMs: (_name, cfg) => idleTimeoutOf(this.config, cfg),
       hooks: this.passthrough.hooks,
     });
     this.supervisor.onChange((server) => this.syncServer(server));
@@ -94,6 +131,10 @@ export class Hub {
       const semantic = this.semantic;
       this.catalog.onChange((server) => semantic.updateServer(server, this.catalog.hasServer(server) ? this.catalog.entriesOf(server) : undefined));
     }
+    // Cached listings before anything answers (and after every catalogue listener is in place),
+    // so every discovery surface works before any downstream runs.
+    this.cache.prune(new Set(Object.keys(config.servers)));
+    for (const name of this.startable()) this.loadCached(name);
     this.telemetry = Telemetry.open({ dataDir: opts.dataDir });
     // The vault is opened in the background: initialize and tools/list never wait for it.
     this.stores = openStores(opts, openOnce).catch((err: unknown) => ({ error: errorText(err) }));
@@ -101,7 +142,7 @@ export class Hub {
   }
 
   get config(): Config {
-    return this.opts.config;
+    return this.current;
   }
 
   get log(): Logger {
@@ -117,17 +158,53 @@ export class Hub {
    * directly by callers that just waited for a server, so they never race the change listener.
    */
   syncServer(server: string): void {
+    const cfg = this.config.servers[server];
+    if (!cfg?.enabled) {
+      this.applied.delete(server);
+      this.catalog.setListing(server, undefined);
+      return;
+    }
     const snap = this.supervisor.snapshot(server);
-    const generation = snap?.connected ? snap.generation : -1;
-    if (this.applied.get(server) === generation) return;
-    this.applied.set(server, generation);
-    this.catalog.updateServer(server, snap?.connected ? snap.tools : undefined);
+    if (!snap?.connected) {
+      // Gone (stopped when idle, crashed, reconnecting): its tools stay routable, marked cached.
+      this.applied.delete(server);
+      const had = this.catalog.listingOf(server);
+      if (had?.source === "live") this.catalog.setListing(server, { ...had, source: "cached" });
+      return;
+    }
+    if (this.applied.get(server) === snap.generation) return;
+    this.applied.set(server, snap.generation);
+    const listing = makeListing(
+      {
+        tools: snap.tools,
+        resources: snap.resources,
+        resourceTemplates: snap.resourceTemplates,
+        prompts: snap.prompts,
+        ...(snap.instructions !== undefined ? { instructions: snap.instructions } : {}),
+        ...(snap.serverVersion !== undefined ? { serverVersion: snap.serverVersion } : {}),
+      },
+      "live",
+      Date.now(),
+    );
+    this.catalog.setListing(server, listing);
+    this.cache.write(server, connectionFingerprint(cfg), listing).then(
+      () => this.cacheWarned.delete(server),
+      (err: unknown) => {
+        if (this.cacheWarned.has(server)) return;
+        this.cacheWarned.add(server);
+        this.log.warn(`${server}: could not write its catalogue cache (${errorText(err)}); the next start lists it again`);
+      },
+    );
   }
 
-  /** Starts connecting every enabled server this process may need. */
+  /**
+   * Admits every enabled server this process may need, and starts now those that should run
+   * now: `eager` ones, and `auto` ones without a cached catalogue (to fill it). The rest start on
+   * first use.
+   */
   start(): void {
-    const names = new Scope(this.config, this.opts.agent).startableServers();
-    this.supervisor.start(names);
+    this.started = true;
+    this.admitAndStart(this.startable());
   }
 
   /** Whether this process starts the server (enabled, and in `--agent`'s scope if one was given). */
@@ -137,20 +214,18 @@ export class Hub {
 
   /**
    * Applies an enable/disable of one server to the running gateway (the status page has already
-   * written it to the config file): the connection is stopped or started and views built from
-   * now on see the new config. Until config hot reload exists, this is the one change the hub
-   * applies at run time.
+   * written it to the config file; the reload that follows finds nothing left to do). It is the
+   * same diff as a hot reload, except that an operator who enables a server wants it running, so
+   * it is started now whatever its start mode (idle stopping applies as usual). Resolves once a
+   * disabled server's process tree is gone.
    */
   async setServerEnabled(server: string, enabled: boolean): Promise<void> {
     const cfg = this.config.servers[server];
     if (!cfg) throw new Error(`unknown server "${server}"`);
     if (cfg.enabled === enabled) return;
-    const next = { ...cfg, enabled };
-    this.opts.config = { ...this.config, servers: { ...this.config.servers, [server]: next } };
-    this.views.clear();
-    await this.supervisor.replace(server, next);
-    if (this.willStart(server)) this.supervisor.start([server]);
-    this.syncServer(server);
+    this.applyConfig({ ...this.config, servers: { ...this.config.servers, [server]: { ...cfg, enabled } } });
+    if (enabled && this.started && this.willStart(server)) this.supervisor.start([server]);
+    await this.supervisor.settled();
   }
 
   /** The per-agent projection; an unknown agent throws with a clear message (via Scope). */
@@ -162,6 +237,120 @@ export class Hub {
       this.views.set(key, v);
     }
     return v;
+  }
+
+  /** Whether `agent` is configured and not disabled (the daemon re-checks it after a reload). */
+  hasAgent(agent: string): boolean {
+    const a = Object.hasOwn(this.config.agents, agent) ? this.config.agents[agent] : undefined;
+    return a !== undefined && !a.disabled;
+  }
+
+  /**
+   * In-scope, enabled servers whose tools are not known yet (no live and no cached listing) and
+   * that have not failed: discovery cannot rule out that they hold what is asked for.
+   */
+  pendingServers(view: AgentView): string[] {
+    return this.startable()
+      .filter((name) => view.scope.allowsServer(name) && !this.catalog.listingOf(name))
+      .filter((name) => {
+        // A server that became ready in this event-loop turn reaches the catalogue one turn later
+        // through the change listener; apply it now rather than answer without it.
+        this.syncServer(name);
+        return !this.catalog.listingOf(name);
+      })
+      .filter((name) => {
+        const snap = this.supervisor.snapshot(name);
+        return snap !== undefined && snap.error === undefined && (snap.state === "idle" || snap.state === "connecting");
+      });
+  }
+
+  /**
+   * Before discovery answers: starts pending servers (a `lazy` one is needed now) and waits for
+   * them up to `discovery_wait`. Returns the servers still pending afterwards.
+   */
+  async awaitDiscovery(view: AgentView, signal?: AbortSignal): Promise<string[]> {
+    const pending = this.pendingServers(view);
+    if (pending.length === 0) return [];
+    this.demand(pending);
+    const waitMs = this.config.discovery_wait;
+    if (waitMs > 0) {
+      await Promise.allSettled(pending.map((name) => this.supervisor.waitForServer(name, { timeoutMs: waitMs, ...(signal ? { signal } : {}) })));
+      for (const name of pending) this.syncServer(name);
+    }
+    return this.pendingServers(view);
+  }
+
+  /**
+   * Makes sure the server has a listing (describe, call): starts it when it is idle and waits
+   * until it is ready, bounded by connect_timeout + 5s. Throws NotConnectedError when it cannot.
+   */
+  async ensureListing(server: string, signal?: AbortSignal): Promise<void> {
+    if (this.catalog.listingOf(server)) return;
+    await this.waitLive(server, signal);
+  }
+
+  /**
+   * Makes sure the server runs and its listing is live before a call goes out, so the call is
+   * checked against the tools the server has now (a stale cache is corrected first).
+   */
+  async ensureLive(server: string, signal?: AbortSignal): Promise<void> {
+    if (this.catalog.listingOf(server)?.source === "live" && this.supervisor.snapshot(server)?.connected) return;
+    await this.waitLive(server, signal);
+  }
+
+  /** Called after a reload was applied (sessions re-check what they advertise). */
+  onReload(listener: () => void): () => void {
+    this.reloadListeners.add(listener);
+    return () => this.reloadListeners.delete(listener);
+  }
+
+  /**
+   * Applies a new, validated config without a restart: servers added, removed or changed (only a
+   * server whose connection changed is restarted; the others keep their sessions and in-flight
+   * calls), metadata, pins, budgets, agents, groups. Views are rebuilt. Throws (and changes
+   * nothing) when the new config drops the agent this stdio gateway serves.
+   */
+  applyConfig(next: Config): ReloadSummary {
+    if (this.closed) throw new Error("the gateway is shutting down");
+    if (this.opts.agent !== undefined) new Scope(next, this.opts.agent); // throws with a clear message
+    const prev = this.current;
+    const wasStartable = new Set(this.startable());
+    const diff = this.supervisor.reconcile(next.servers);
+    this.current = next;
+    this.supervisor.setConnectTimeout(next.connect_timeout);
+    const prevMeta = serverMeta(prev);
+    const nextMeta = serverMeta(next);
+    this.catalog.setMeta(nextMeta);
+    for (const name of diff.removed) {
+      this.dropListing(name);
+      this.cache.remove(name).catch((err: unknown) => this.log.warn(`${name}: could not remove its catalogue cache (${errorText(err)})`));
+    }
+    // A changed connection may serve other tools: its old listing is not trusted any more.
+    for (const name of diff.restarted) this.dropListing(name);
+    const startable = this.startable();
+    const nowStartable = new Set(startable);
+    for (const name of wasStartable) {
+      if (!nowStartable.has(name) && next.servers[name] !== undefined && !diff.restarted.includes(name)) {
+        // Out of this process's scope now: stop it (a fresh Downstream is never spawned until admitted).
+        this.supervisor.reset(name, "it is no longer in this agent's scope");
+        this.dropListing(name);
+      }
+    }
+    for (const name of startable) {
+      if (!this.catalog.listingOf(name)) this.loadCached(name);
+      else if (canonicalJson(prevMeta[name] ?? {}) !== canonicalJson(nextMeta[name] ?? {})) this.catalog.reindex(name);
+    }
+    if (this.started) this.admitAndStart(startable.filter((name) => this.supervisor.snapshot(name) === undefined || !wasStartable.has(name) || diff.restarted.includes(name)));
+    this.views.clear();
+    const summary: ReloadSummary = { ...diff, ...settingChanges(prev, next) };
+    for (const l of [...this.reloadListeners]) {
+      try {
+        l();
+      } catch (err) {
+        this.log.error(`reload listener failed: ${errorText(err)}`);
+      }
+    }
+    return summary;
   }
 
   async resultStore(): Promise<ResultStore | undefined> {
@@ -192,6 +381,63 @@ export class Hub {
     await this.semantic?.close();
     await this.telemetry.close();
   }
+
+  /** Enabled servers in this process's scope (the stdio gateway's agent; all for the daemon). */
+  private startable(): string[] {
+    return new Scope(this.config, this.opts.agent).startableServers();
+  }
+
+  private admitAndStart(names: string[]): void {
+    this.supervisor.admit(names);
+    const now = names.filter((name) => {
+      const cfg = this.config.servers[name];
+      if (!cfg) return false;
+      const mode = startModeOf(this.config, cfg);
+      return mode === "eager" || (mode === "auto" && !this.catalog.listingOf(name));
+    });
+    if (now.length > 0) this.supervisor.start(now);
+  }
+
+  /** Starts servers that are admitted but idle, because something needs them now. */
+  private demand(names: string[]): void {
+    const idle = names.filter((name) => this.supervisor.snapshot(name)?.state === "idle");
+    if (idle.length > 0) this.supervisor.start(idle);
+  }
+
+  private async waitLive(server: string, signal?: AbortSignal): Promise<void> {
+    this.demand([server]);
+    await this.supervisor.waitForServer(server, { timeoutMs: this.config.connect_timeout + READY_GRACE_MS, ...(signal ? { signal } : {}) });
+    this.syncServer(server);
+  }
+
+  /** Installs the server's cached listing when one exists for its current connection. */
+  private loadCached(server: string): void {
+    const cfg = this.config.servers[server];
+    if (!cfg?.enabled) return;
+    const got = this.cache.read(server, connectionFingerprint(cfg));
+    if ("listing" in got) {
+      this.catalog.setListing(server, got.listing);
+    } else if (got.reason === "unreadable") {
+      this.log.warn(`${server}: ignoring its catalogue cache (${got.detail}); it is listed again on start`);
+    }
+  }
+
+  private dropListing(server: string): void {
+    this.applied.delete(server);
+    this.catalog.setListing(server, undefined);
+  }
+}
+
+/** Top-level settings that differ, and which of those need a restart to take effect. */
+function settingChanges(prev: Config, next: Config): { settings: string[]; needsRestart: string[] } {
+  const settings: string[] = [];
+  for (const key of Object.keys(next) as (keyof Config)[]) {
+    if (key === "servers") continue;
+    if (canonicalJson(prev[key] ?? null) !== canonicalJson(next[key] ?? null)) settings.push(key);
+  }
+  // The listener address is bound once; the stores were opened with the old retention.
+  const needsRestart = settings.filter((k) => k === "listen" || k === "result_retention");
+  return { settings: settings.sort(), needsRestart };
 }
 
 async function openStores(opts: HubOptions, keyring: () => Promise<Keyring>) {

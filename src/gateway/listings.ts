@@ -1,5 +1,5 @@
 // What a session publishes besides tools: prompts, resources and resource templates of the
-// connected servers in its scope, each under its public name (`server__prompt`,
+// servers in its scope whose listing is known (live, or cached from an earlier session), each under its public name (`server__prompt`,
 // `mcphub://server/uri`, or the server's own name for `namespace: false`, see policy/mounts.ts),
 // and the inbound direction: a public prompt name, resource URI or template back to the server
 // that owns it and the name that server knows it by.
@@ -32,9 +32,9 @@ export interface Published {
 
 /** The current listings of one session (computed on demand: lists are small). */
 export function published(hub: Hub, view: AgentView): Published {
-  const snaps = hub.supervisor.snapshots().filter((s) => s.connected && view.scope.allowsServer(s.name));
+  const snaps = listedServers(hub, view);
   const unprefixed = (server: string) => !isNamespaced(hub.config.servers[server] ?? { enabled: true });
-  const inputs = <T>(pick: (s: DownstreamSnapshot) => T[], bare: (t: T) => string, qualify: (server: string, bare: string) => string): MountInput<T>[] =>
+  const inputs = <T>(pick: (s: Listed) => T[], bare: (t: T) => string, qualify: (server: string, bare: string) => string): MountInput<T>[] =>
     snaps.flatMap((s) =>
       pick(s).map((item) => {
         const b = bare(item);
@@ -51,6 +51,19 @@ export function published(hub: Hub, view: AgentView): Published {
     resources: planMounts("resource", inputs((s) => s.resources, (r) => r.uri, qualifyUri), reservedUri),
     templates: planMounts("resource template", inputs((s) => s.resourceTemplates, (t) => t.uriTemplate, qualifyTemplate), reservedUri),
   };
+}
+
+type Listed = Pick<DownstreamSnapshot, "name" | "prompts" | "resources" | "resourceTemplates">;
+
+/** In-scope, enabled servers with a listing (live or cached), sorted by name. */
+function listedServers(hub: Hub, view: AgentView): Listed[] {
+  const out: Listed[] = [];
+  for (const name of Object.keys(hub.config.servers).sort()) {
+    if (!hub.config.servers[name]?.enabled || !view.scope.allowsServer(name)) continue;
+    const l = hub.catalog.listingOf(name);
+    if (l) out.push({ name, prompts: l.prompts, resources: l.resources, resourceTemplates: l.resourceTemplates ?? [] });
+  }
+  return out;
 }
 
 export function listPrompts(p: Published): Prompt[] {

@@ -7,11 +7,15 @@ export interface ServerStatus {
   enabled: boolean;
   connected: boolean;
   /**
-   * The supervisor's state (`ready`, `connecting`, `failed`, `locked`, ...), `disabled`, or
-   * `not_started` for an enabled server this process does not start (outside `--agent`'s scope).
-   * Surfaces must render states they do not know: more will come.
+   * The supervisor's state (`idle`, `ready`, `connecting`, `failed`, `locked`, ...), `disabled`,
+   * or `not_started` for an enabled server this process does not start (outside `--agent`'s
+   * scope). Surfaces must render states they do not know: more will come.
    */
   state: string;
+  /** Where the server's catalogue entries come from: its live session, the cache, or nowhere yet. */
+  catalog: "live" | "cached" | "none";
+  /** When that listing was fetched from the server (epoch ms). */
+  catalogListedAt?: number;
   transport: "stdio" | "http" | "sse";
   description?: string;
   tags?: string[];
@@ -33,12 +37,17 @@ export function serverStatus(hub: Hub, name: string): ServerStatus | undefined {
   // reports a server as ready with the tool count of before.
   hub.syncServer(name);
   const snap = hub.supervisor.snapshot(name);
-  const state = !cfg.enabled ? "disabled" : (snap?.state ?? (hub.willStart(name) ? "connecting" : "not_started"));
+  const state = !cfg.enabled ? "disabled" : (snap?.state ?? (hub.willStart(name) ? "idle" : "not_started"));
+  const listing = cfg.enabled ? hub.catalog.listingOf(name) : undefined;
   return {
     name,
     enabled: cfg.enabled,
     connected: snap?.connected === true,
     state,
+    // A listing is live only while its session is: the catalogue learns of a stop one event-loop
+    // turn after the supervisor, and a request may be answered in between.
+    catalog: listing ? (listing.source === "live" && snap?.connected === true ? "live" : "cached") : "none",
+    ...(listing ? { catalogListedAt: listing.fetchedAt } : {}),
     transport: cfg.url ? (cfg.transport ?? "http") : "stdio",
     ...(cfg.description !== undefined ? { description: cfg.description } : {}),
     ...(cfg.tags?.length ? { tags: cfg.tags } : {}),

@@ -1,6 +1,7 @@
 // One MCP server session (one harness connection) bound to an agent's view. Uses the SDK's
 // low-level Server because the gateway serves raw JSON schemas and a tool list that changes at
-// run time. Answers initialize and tools/list from config alone, before any downstream is up.
+// run time. Answers initialize and tools/list from config and the cached catalogue, before any
+// downstream is up. After a config reload the session uses the agent's rebuilt view.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
@@ -57,7 +58,8 @@ export interface Session {
   dispose(): void;
 }
 
-export function createSession(hub: Hub, view: AgentView): Session {
+export function createSession(hub: Hub, initialView: AgentView): Session {
+  let view = initialView;
   const server = new Server(
     { name: "mcphub", version: VERSION },
     {
@@ -214,12 +216,21 @@ export function createSession(hub: Hub, view: AgentView): Session {
   };
   const offCatalog = hub.catalog.onChange(schedule);
   const offSupervisor = hub.supervisor.onChange(schedule);
+  const offReload = hub.onReload(() => {
+    try {
+      view = hub.view(view.agent);
+    } catch {
+      // The agent left the config: keep the last view; the daemon refuses its next request.
+    }
+    schedule();
+  });
   let disposed = false;
   const dispose = () => {
     if (disposed) return;
     disposed = true;
     offCatalog();
     offSupervisor();
+    offReload();
     pass.detach(peer);
   };
   server.onclose = dispose;
@@ -255,16 +266,15 @@ async function resolveOrWait(hub: Hub, view: AgentView, resolve: (p: Published) 
   return r;
 }
 
-/** Waits for the in-scope enabled servers not yet connected; true when any became ready. */
+/**
+ * Waits for the in-scope servers whose listing is not known yet (no live and no cached one),
+ * starting idle ones; true when any became ready. A server known from its cache is not waited
+ * for: its names are already published.
+ */
 async function waitForPending(hub: Hub, view: AgentView, signal?: AbortSignal): Promise<boolean> {
-  const pending = Object.entries(hub.config.servers)
-    .filter(([name, cfg]) => cfg.enabled && view.scope.allowsServer(name) && !hub.supervisor.snapshot(name)?.connected)
-    .map(([name]) => name);
+  const pending = hub.pendingServers(view);
   if (pending.length === 0) return false;
-  const timeoutMs = hub.config.connect_timeout + 5000;
-  const results = await Promise.allSettled(
-    pending.map((name) => hub.supervisor.waitForServer(name, { timeoutMs, ...(signal ? { signal } : {}) }).then(() => hub.syncServer(name))),
-  );
+  const results = await Promise.allSettled(pending.map((name) => hub.ensureListing(name, signal)));
   return results.some((r) => r.status === "fulfilled");
 }
 
@@ -279,13 +289,18 @@ async function callMounted(ctx: ToolContext, name: string, args: unknown): Promi
   const conflict = mounted.conflicts.get(name);
   if (!hit && conflict) throw new WireError(ErrorCode.InvalidParams, conflict.message);
   let entry = hit?.item;
+  if (entry && ctx.hub.catalog.listingOf(entry.server)?.source !== "live") {
+    // Known only from the cache: start the server, then call against the tools it has now.
+    await ctx.hub.ensureLive(entry.server, ctx.signal).catch(() => undefined);
+    entry = ctx.view.toolMounts().byPublished.get(name)?.item;
+  }
   if (!entry) {
     if (!splitNamespaced(name)) {
       throw new McpError(ErrorCode.InvalidParams, `unknown tool "${name}"; downstream tools are named server__tool (try ${search})`);
     }
     let found;
     try {
-      found = await locateTool(ctx, undefined, name);
+      found = await locateTool(ctx, undefined, name, { live: true });
     } catch (err) {
       throw new McpError(ErrorCode.InvalidParams, errorText(err));
     }

@@ -1,9 +1,10 @@
 // `mcphub mcp serve` over stdio: one harness, one agent, one hub. The process lives exactly as
 // long as its harness: it shuts down (killing every downstream process tree) when stdin closes
-// or on SIGINT/SIGTERM.
+// or on SIGINT/SIGTERM. It follows its config file (and SIGHUP) while it runs.
 import type { Config } from "../config/schema.js";
 import { Hub } from "./hub.js";
 import type { Logger } from "./log.js";
+import { followConfig } from "./reload.js";
 import { createSession } from "./session.js";
 import { LineStdioServerTransport } from "./stdio-transport.js";
 
@@ -13,7 +14,7 @@ export interface ServeOptions {
   env: NodeJS.ProcessEnv;
   agent?: string;
   log: Logger;
-  /** The config file (names it in the sign-in command a needs_auth server shows). */
+  /** The config file: followed for hot reload, and named in the sign-in command a needs_auth server shows. */
   configPath?: string;
 }
 
@@ -36,6 +37,7 @@ export async function serveStdio(opts: ServeOptions): Promise<void> {
   });
   await session.server.connect(transport);
   hub.start();
+  const follow = opts.configPath !== undefined ? followConfig(hub, { path: opts.configPath, report: (level, msg) => opts.log[level](msg) }) : undefined;
   // Someone ran it by hand: say what this is, instead of sitting silently on a terminal.
   if (process.stdin.isTTY) {
     process.stderr.write(
@@ -49,6 +51,7 @@ export async function serveStdio(opts: ServeOptions): Promise<void> {
       if (stopping) return;
       stopping = true;
       opts.log.info(`shutting down (${why})`);
+      follow?.close();
       session.dispose();
       void hub
         .close()
@@ -60,7 +63,6 @@ export async function serveStdio(opts: ServeOptions): Promise<void> {
     transport.onclose = () => stop("transport closed");
     process.once("SIGTERM", () => stop("SIGTERM"));
     process.once("SIGINT", () => stop("SIGINT"));
-    process.once("SIGHUP", () => stop("SIGHUP"));
   });
   // Release stdin so the event loop can end; a signal may have arrived while it was still open.
   process.stdin.destroy();

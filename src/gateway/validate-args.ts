@@ -15,8 +15,10 @@ export interface ArgumentProblems {
   invalid: { field: string; problem: string }[];
 }
 
-const ajvDraft7 = new Ajv({ strict: false, allErrors: true, validateFormats: false });
-const ajv2020 = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+// Built on the first call, not at import: a gateway answering discovery from its cached
+// catalogue right after start should not pay for two validator instances it does not use yet.
+let ajvDraft7: Ajv | undefined;
+let ajv2020: Ajv2020 | undefined;
 // Compiled validators keyed by the schema object itself: catalogue entries are immutable, so
 // a re-listed tool gets a new object and a fresh validator, and old ones are collected.
 const cache = new WeakMap<object, ValidateFunction | null>();
@@ -26,7 +28,11 @@ function compile(schema: JsonObject): ValidateFunction | null {
   if (v !== undefined) return v;
   const draft = typeof schema.$schema === "string" ? schema.$schema : "";
   try {
-    v = (draft.includes("2020-12") || draft.includes("2019-09") ? ajv2020 : ajvDraft7).compile(schema);
+    const modern = draft.includes("2020-12") || draft.includes("2019-09");
+    const ajv = modern
+      ? (ajv2020 ??= new Ajv2020({ strict: false, allErrors: true, validateFormats: false }))
+      : (ajvDraft7 ??= new Ajv({ strict: false, allErrors: true, validateFormats: false }));
+    v = ajv.compile(schema);
   } catch {
     // A schema our validator cannot compile must not block the call: the downstream validates.
     v = null;

@@ -1,12 +1,11 @@
 // Per-agent policy over stdio and over the HTTP daemon: the scope matrix on every surface,
 // pins/budget advertisement, bearer tokens, Origin/Host checks, and the MCP conformance suite.
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
 import { request } from "node:http";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { httpClient, startDaemon, type Caller, type Daemon } from "../helpers/daemon.js";
 import { BIN, doc, FIXTURES, ROOT, runMcphub, startGateway, tempHome, text, waitReady, type TempHome } from "../helpers/gateway.js";
 import { checkResolveContract } from "../helpers/resolve-contract.js";
 
@@ -31,11 +30,6 @@ function matrixConfig() {
     },
     agents: Object.fromEntries(Object.entries(MATRIX).map(([name, m]) => [name, m.agent])),
   };
-}
-
-interface Caller {
-  call(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
-  listTools(): Promise<string[]>;
 }
 
 /** Runs every surface for one agent and checks the in/out-of-scope outcome of both tools. */
@@ -110,47 +104,6 @@ describe("scope matrix over stdio", () => {
     });
   }
 });
-
-interface Daemon {
-  url: string;
-  child: ChildProcess;
-  stop(): Promise<number | null>;
-}
-
-async function startDaemon(home: TempHome, cfg: string, extra: string[] = []): Promise<Daemon> {
-  const child = spawn(node, [BIN, "--config", cfg, "up", "--listen", "127.0.0.1:0", ...extra], { env: home.env, stdio: ["ignore", "pipe", "pipe"] });
-  let err = "";
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr?.on("data", (d: Buffer) => {
-      err += d.toString();
-      const m = /listening on (http:\/\/\S+\/mcp)/.exec(err);
-      if (m?.[1]) resolve(m[1]);
-    });
-    child.once("exit", (code) => reject(new Error(`daemon exited (${code}): ${err}`)));
-  });
-  return {
-    url,
-    child,
-    stop: () =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve(child.exitCode);
-        child.once("exit", (code) => resolve(code));
-        child.kill("SIGTERM");
-      }),
-  };
-}
-
-async function httpClient(url: string, token?: string): Promise<Client & { caller: Caller }> {
-  const client = new Client({ name: "mcphub-http-test", version: "1.0.0" });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(url), token ? { requestInit: { headers: { Authorization: `Bearer ${token}` } } } : {}),
-  );
-  const caller: Caller = {
-    call: async (name, args = {}) => (await client.callTool({ name, arguments: args })) as CallToolResult,
-    listTools: async () => (await client.listTools()).tools.map((t) => t.name),
-  };
-  return Object.assign(client, { caller });
-}
 
 function rawPost(url: string, headers: Record<string, string>): Promise<number> {
   const u = new URL(url);

@@ -87,7 +87,8 @@ describe("conformance suite through mcphub up", () => {
   });
   afterAll(() => home?.cleanup());
 
-  const fixture = { command: node, args: [join(FIXTURES, "conformance-server.mjs")], namespace: false };
+  // Eager: the daemon is awaited until the fixture is ready, also when an earlier mode cached it.
+  const fixture = { command: node, args: [join(FIXTURES, "conformance-server.mjs")], namespace: false, start: "eager" };
   const modes: [string, Record<string, unknown>][] = [
     ["expose all", { expose: "all", servers: { conf: fixture } }],
     ["lazy with the tools pinned", { expose: "lazy", pin: ["conf"], servers: { conf: fixture } }],

@@ -107,8 +107,9 @@ describe("gateway core over every transport", () => {
       expect(listed.contract_version).toBe(1);
       expect(String(listed.catalog_revision)).toMatch(/^catalog-v1-[0-9a-f]{24}$/);
       expect(listed.management_tools).toBe(8);
-      const memory = (listed.servers as { name: string; state: string; connected: boolean; tools: number }[]).find((s) => s.name === "memory");
-      expect(memory).toMatchObject({ state: "ready", connected: true });
+      const memory = (listed.servers as { name: string; state: string; connected: boolean; tools: number; catalog: string }[]).find((s) => s.name === "memory");
+      // Unused here, memory may still be idle with the catalogue an earlier test cached.
+      expect(memory).toMatchObject(memory?.connected ? { state: "ready", catalog: "live" } : { state: "idle", catalog: "cached" });
       expect(memory?.tools).toBeGreaterThan(0);
     } finally {
       await gw.close();
@@ -147,6 +148,8 @@ describe("gateway core: startup, faults, validation, names", () => {
     const cfg = home.writeConfig(
       {
         expose: "lazy",
+        // list_servers answers at once instead of waiting for the pending server.
+        discovery_wait: 0,
         servers: { slow: { command: node, args: [join(FIXTURES, "slow-start.mjs")], env: { SLOW_START_MS: "5000" } } },
       },
       "slow.yaml",
@@ -160,6 +163,7 @@ describe("gateway core: startup, faults, validation, names", () => {
       const listed = doc(await gw.call("mcphub_list_servers"));
       expect((listed.servers as { state: string }[])[0]?.state).toBe("connecting");
       expect(listed.total_tools).toBe(0);
+      expect(listed.servers_pending).toEqual(["slow"]);
       await waitReady(gw, ["slow"]);
       const after = doc(await gw.call("mcphub_list_servers"));
       expect(after.total_tools).toBeGreaterThan(0);

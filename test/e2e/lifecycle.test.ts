@@ -49,6 +49,8 @@ describe("process lifecycle", () => {
     home = tempHome();
     cfg = home.writeConfig({
       expose: "lazy",
+      // Every run spawns the whole tree, whatever an earlier run cached.
+      start: "eager",
       servers: {
         tree: { command: node, args: [join(FIXTURES, "spawns-grandchild.mjs")] },
         ev: { command: node, args: [EVERYTHING, "stdio"] },

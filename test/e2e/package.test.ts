@@ -25,7 +25,7 @@ beforeAll(() => {
   // A copy of the package (without dist/), so prepack builds in the copy and the tests that run
   // the checkout's own dist/ meanwhile are not disturbed.
   const src = join(work, "src-copy");
-  for (const part of ["package.json", "tsconfig.json", "README.md", "mcphub.example.yaml", "bin", "src", "docs"]) {
+  for (const part of ["package.json", "tsconfig.json", "README.md", "mcphub.example.yaml", "bin", "scripts", "src", "docs"]) {
     cpSync(join(ROOT, part), join(src, part), { recursive: true });
   }
   symlinkSync(join(ROOT, "node_modules"), join(src, "node_modules"), "dir");

@@ -1,10 +1,21 @@
-// The HTTP daemon as a real process (`mcphub up`), and plain HTTP requests with full control over
-// Host, Origin, Cookie and Authorization headers (fetch would not let a test set some of them).
+// The HTTP daemon as a real process (`mcphub up`), the SDK's streamable HTTP client with an
+// agent's bearer token, and plain HTTP requests with full control over Host, Origin, Cookie and
+// Authorization headers (fetch would not let a test set some of them).
 import { spawn, type ChildProcess } from "node:child_process";
 import { request } from "node:http";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { BIN, type TempHome } from "./gateway.js";
 
+export interface Caller {
+  call(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
+  listTools(): Promise<string[]>;
+}
+
 export interface Daemon {
+  /** The MCP endpoint, e.g. http://127.0.0.1:43813/mcp. */
+  url: string;
   /** e.g. http://127.0.0.1:43813 (no trailing slash). */
   base: string;
   port: number;
@@ -28,6 +39,7 @@ export async function startDaemon(home: TempHome, cfg: string, extra: string[] =
     child.once("exit", (code) => reject(new Error(`daemon exited (${code}): ${err}`)));
   });
   return {
+    url: `${base}/mcp`,
     base,
     port: Number(new URL(base).port),
     child,
@@ -39,6 +51,18 @@ export async function startDaemon(home: TempHome, cfg: string, extra: string[] =
         child.kill("SIGTERM");
       }),
   };
+}
+
+export async function httpClient(url: string, token?: string): Promise<Client & { caller: Caller }> {
+  const client = new Client({ name: "mcphub-http-test", version: "1.0.0" });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), token ? { requestInit: { headers: { Authorization: `Bearer ${token}` } } } : {}),
+  );
+  const caller: Caller = {
+    call: async (name, args = {}) => (await client.callTool({ name, arguments: args })) as CallToolResult,
+    listTools: async () => (await client.listTools()).tools.map((t) => t.name),
+  };
+  return Object.assign(client, { caller });
 }
 
 export interface HttpAnswer {

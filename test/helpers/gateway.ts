@@ -101,15 +101,28 @@ export function text(result: CallToolResult): string {
   return (result.content ?? []).map((c) => (c.type === "text" ? c.text : "")).join("");
 }
 
-/** Polls list_servers until every named server is ready (bounded by attempts, not a clock assertion). */
+/**
+ * Polls list_servers until every named server is usable: ready, or idle with a catalogue (it starts
+ * on first use). Bounded by attempts, not a clock assertion.
+ */
 export async function waitReady(gw: Pick<GatewayClient, "call">, servers: string[], listName = "mcphub_list_servers"): Promise<void> {
   for (let i = 0; i < 600; i++) {
     const d = doc(await gw.call(listName));
-    const states = new Map((d.servers as { name: string; state: string }[]).map((s) => [s.name, s.state]));
-    if (servers.every((s) => states.get(s) === "ready")) return;
+    const byName = new Map((d.servers as { name: string; state: string; catalog?: string }[]).map((s) => [s.name, s]));
+    const usable = (n: string) => byName.get(n)?.state === "ready" || (byName.get(n)?.state === "idle" && byName.get(n)?.catalog !== "none");
+    if (servers.every(usable)) return;
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`servers not ready: ${servers.join(", ")}`);
+}
+
+/** Polls `check` until it holds (bounded by attempts); for events in other processes. */
+export async function until(check: () => boolean | Promise<boolean>, what: string, attempts = 600): Promise<void> {
+  for (let i = 0; i < attempts; i++) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for: ${what}`);
 }
 
 /** All descendant pids of a process, from /proc (Linux). */

@@ -3,7 +3,7 @@
 import { stripVTControlCharacters } from "node:util";
 import type { Command } from "commander";
 import { ConfigError, dataDir, homeDir, loadConfig, type Config, type LoadedConfig } from "../../config/index.js";
-import { selfCommand, type SyncContext } from "../../harness/index.js";
+import { planSync, selfCommand, type SyncContext } from "../../harness/index.js";
 import { harnessHome } from "../../harness/scan.js";
 import { parseDuration } from "../../util/units.js";
 import { CliError } from "../context.js";
@@ -64,6 +64,34 @@ export function syncContext(loaded: LoadedConfig, env: NodeJS.ProcessEnv = proce
     createToken: (agent) => createAgentToken(data, agent),
     tokenValid: (token, agent) => agentTokenValid(data, token, agent),
   };
+}
+
+/**
+ * What happens after a config edit, in one sentence: running gateways reload the file on their
+ * own; a harness file needs `sync` only when that agent's entry in it would change (a direct-mode
+ * agent's server list, a new agent, an agent not synced yet).
+ */
+export async function nextSteps(loaded: LoadedConfig, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  const live = "Running gateways (mcp serve, up) pick this up on their own.";
+  let config: Config;
+  try {
+    config = (await loadConfig({ configPath: loaded.path, env })).config;
+  } catch {
+    return live;
+  }
+  const ctx = syncContext({ ...loaded, config }, env);
+  const stale: string[] = [];
+  for (const name of Object.keys(config.agents).sort()) {
+    if (config.agents[name]?.disabled) continue;
+    try {
+      const plan = await planSync(config, name, ctx);
+      if (plan.actions.some((a) => a.action !== "unchanged")) stale.push(name);
+    } catch {
+      return `${live} Run \`mcphub sync\` to check the harness files.`;
+    }
+  }
+  if (stale.length === 0) return `${live} Harness files need no change.`;
+  return `${live} Harness files of ${stale.join(", ")} need an update: run \`mcphub sync --write\`.`;
 }
 
 export function requireServer(config: Config, name: string): void {

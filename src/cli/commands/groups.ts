@@ -3,7 +3,7 @@
 import type { Command } from "commander";
 import { editConfig, type Config } from "../../config/index.js";
 import { CliError, printJson, type CliIO } from "../context.js";
-import { example, globalsOf, guarded, load } from "./common.js";
+import { example, globalsOf, guarded, load, nextSteps } from "./common.js";
 
 function requireGroup(config: Config, name: string): string[] {
   const members = config.groups[name];
@@ -52,7 +52,7 @@ export function registerGroups(program: Command, io: CliIO): void {
         }),
       );
       io.out(
-        `Group ${group}: enabled ${[...members].join(", ") || "(no members)"}${off.length ? `; disabled ${off.sort().join(", ")}` : ""}. Run \`mcphub sync\` to apply.`,
+        `Group ${group}: enabled ${[...members].join(", ") || "(no members)"}${off.length ? `; disabled ${off.sort().join(", ")}` : ""}. ${await nextSteps(loaded)}`,
       );
     });
 }

@@ -9,7 +9,7 @@ import { probeServer } from "../../downstream/probe.js";
 import { topTools } from "../../telemetry/index.js";
 import { VaultSecretResolver } from "../../vault/resolver.js";
 import { CliError, printJson, type CliIO } from "../context.js";
-import { dataDirOf, example, globalsOf, guarded, load, parsePositiveInt, parseSince, requireServer } from "./common.js";
+import { dataDirOf, example, globalsOf, guarded, load, nextSteps, parsePositiveInt, parseSince, requireServer } from "./common.js";
 
 export function registerPins(program: Command, io: CliIO): void {
   program
@@ -46,7 +46,7 @@ export function registerPins(program: Command, io: CliIO): void {
       const added = next.filter((p) => !current.includes(p));
       if (added.length === 0) return io.out("Already pinned; nothing changed.");
       await guarded(() => editConfig(loaded.path, (ed) => ed.set(["pin"], next)));
-      io.out(`Pinned ${added.join(", ")}. Run \`mcphub sync\` to apply.`);
+      io.out(`Pinned ${added.join(", ")}. ${await nextSteps(loaded)}`);
       if (n === undefined && opts.check) {
         for (const w of await checkPins(added, loaded.config)) io.err(`mcphub: warning: ${w}`);
       }
@@ -69,7 +69,7 @@ export function registerPins(program: Command, io: CliIO): void {
       }
       if (removed.size === 0) throw new CliError(`no pin matched ${missed.join(", ")}; current pins: ${current.join(", ") || "(none)"}`);
       await guarded(() => editConfig(loaded.path, (ed) => ed.set(["pin"], current.filter((p) => !removed.has(p)))));
-      io.out(`Unpinned ${[...removed].join(", ")}.${missed.length ? ` No pin matched ${missed.join(", ")}.` : ""}`);
+      io.out(`Unpinned ${[...removed].join(", ")}.${missed.length ? ` No pin matched ${missed.join(", ")}.` : ""} ${await nextSteps(loaded)}`);
     });
 }
 

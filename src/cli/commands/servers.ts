@@ -9,7 +9,8 @@ import { resolveCommandPath } from "../../config/relative-paths.js";
 import { SENSITIVE_NAME_RE } from "../../downstream/sanitize.js";
 import { findCommand } from "../../downstream/spawn-plan.js";
 import { misplacedAddOptions } from "../add-argv.js";
-import { collect, example, globalsOf, guarded, load, parseEnvPairs, requireServer, table } from "./common.js";
+import { CatalogCache } from "../../catalog/cache/store.js";
+import { collect, dataDirOf, example, globalsOf, guarded, load, nextSteps, parseEnvPairs, requireServer, table } from "./common.js";
 
 function target(s: ServerConfig): string {
   if (s.url !== undefined) return `${s.url}${s.transport === "sse" ? " (sse)" : ""}`;
@@ -92,7 +93,7 @@ export function registerServers(program: Command, io: CliIO): void {
       }
       await guarded(() => editConfig(loaded.path, (ed) => ed.set(["servers", name], server)));
       const kind = server.url !== undefined ? "remote" : "stdio";
-      io.out(`${loaded.config.servers[name] ? "Replaced" : "Added"} ${kind} server ${name}${opts.disabled ? " (disabled)" : ""}. Run \`mcphub sync\` to apply.`);
+      io.out(`${loaded.config.servers[name] ? "Replaced" : "Added"} ${kind} server ${name}${opts.disabled ? " (disabled)" : ""}. ${await nextSteps(loaded)}`);
       for (const w of addWarnings(command, args, server, loaded.path)) io.err(`mcphub: warning: ${w}`);
     });
 
@@ -130,7 +131,10 @@ export function registerServers(program: Command, io: CliIO): void {
           }
         }),
       );
-      io.out(`Removed ${names.join(", ")}${pruned.length ? ` (also pruned ${pruned.join(", ")})` : ""}. Run \`mcphub sync\` to apply.`);
+      // A removed server's cached catalogue goes with it.
+      const cache = new CatalogCache(dataDirOf());
+      await Promise.all(names.map((n) => cache.remove(n).catch(() => undefined)));
+      io.out(`Removed ${names.join(", ")}${pruned.length ? ` (also pruned ${pruned.join(", ")})` : ""}. ${await nextSteps(loaded)}`);
     });
 
   for (const [verb, enabled] of [
@@ -146,7 +150,7 @@ export function registerServers(program: Command, io: CliIO): void {
         const loaded = await load(cmd);
         for (const n of names) requireServer(loaded.config, n);
         await guarded(() => editConfig(loaded.path, (ed) => names.forEach((n) => ed.set(["servers", n, "enabled"], enabled))));
-        io.out(`${names.join(", ")} ${enabled ? "enabled" : "disabled"}. Run \`mcphub sync\` to apply.`);
+        io.out(`${names.join(", ")} ${enabled ? "enabled" : "disabled"}. ${await nextSteps(loaded)}`);
       });
   }
 }

@@ -97,7 +97,7 @@ async function runPlans(
   if (plans.length === 0) return io.out("No agents to sync. Add one under `agents:` in the config (see `mcphub agents`).");
   io.out(text.join("\n"));
   const pending = plans.some((p) => p.actions.some((a) => a.action !== "unchanged"));
-  if (!write) io.out(pending ? "Dry run. Re-run with --write to apply (a .bak is saved first)." : "Everything is in sync.");
+  if (!write) io.out(pending ? "Dry run. Re-run with --write to apply (a .bak is saved first)." : "Harness files are in sync. Running gateways follow the config file on their own.");
 }
 
 export function registerSync(program: Command, io: CliIO): void {

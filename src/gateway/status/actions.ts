@@ -46,7 +46,7 @@ export async function runAction(src: StatusSources, server: string, action: Serv
       return { status: 409, message: `could not save the change: ${errorText(err)}` };
     }
     if (missing) {
-      return { status: 409, message: `server "${server}" is no longer in ${path}; restart the daemon to pick up the file's servers` };
+      return { status: 409, message: `server "${server}" is no longer in ${path}; the daemon drops it when it reloads the file` };
     }
     await hub.setServerEnabled(server, enabled);
     return { status: 200, message: `${server} ${enabled ? "enabled" : "disabled"} (saved to ${path})` };

@@ -39,7 +39,7 @@ function normaliseCallArgs(raw: unknown): unknown {
 
 export async function callTool(ctx: ToolContext, raw: unknown): Promise<CallToolResult> {
   const args = parseArgs(callArgs, normaliseCallArgs(raw), USAGE);
-  const found = await locateTool(ctx, args.server, args.tool);
+  const found = await locateTool(ctx, args.server, args.tool, { live: true });
   if ("doc" in found) return jsonResult(found.doc);
   const { entry } = found;
   const toolArgs = args.arguments ?? {};

@@ -3,6 +3,7 @@
 // catalogue revision, and resolves tool references for describe.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { markListingPending, markResolvePending } from "../../catalog/search/pending.js";
 import { buildResolveResponse, buildSearchResponse, MAX_QUERIES } from "../../catalog/search/responses.js";
 import type { JsonObject } from "../../catalog/types.js";
 import { BadRequest, jsonResult, parseArgs, type ToolContext } from "./context.js";
@@ -18,7 +19,8 @@ const searchArgs = z.strictObject({
 
 export async function searchTools(ctx: ToolContext, raw: unknown): Promise<CallToolResult> {
   const args = parseArgs(searchArgs, raw, '{query: "what you want to do"} or {queries: ["...", "..."]}, optionally max_hits (1-100)');
-  const { view } = ctx;
+  const { view, hub } = ctx;
+  const pending = await hub.awaitDiscovery(view, ctx.signal);
   const { ranker, note } = await rankerFor(ctx, [...(args.query !== undefined ? [args.query] : []), ...(args.queries ?? []).slice(0, MAX_QUERIES)]);
   const doc = buildSearchResponse(ranker, args, {
     revision: view.revision(),
@@ -26,7 +28,7 @@ export async function searchTools(ctx: ToolContext, raw: unknown): Promise<CallT
     all: view.entries(),
     capabilities: view.capabilities,
   });
-  return jsonResult({ ...doc, ...note });
+  return jsonResult(markListingPending({ ...doc, ...note }, pending));
 }
 
 // A missing query is answered like an empty one (no_match, query_too_generic), not refused: the
@@ -35,14 +37,15 @@ const resolveArgs = z.strictObject({ query: z.string().default(""), max_hits: z.
 
 export async function resolveTool(ctx: ToolContext, raw: unknown): Promise<CallToolResult> {
   const args = parseArgs(resolveArgs, raw, '{query: "the goal in plain words"}, optionally max_hits (1-10)');
-  const { view } = ctx;
+  const { view, hub } = ctx;
+  const pending = await hub.awaitDiscovery(view, ctx.signal);
   const { ranker, note } = await rankerFor(ctx, [args.query]);
   const doc = buildResolveResponse(ranker, args, {
     revision: view.revision(),
     filter: (e) => view.allows(e),
     capabilities: view.capabilities,
   });
-  return jsonResult({ ...doc, ...note });
+  return jsonResult(markResolvePending({ ...doc, ...note }, pending));
 }
 
 const describeArgs = z.strictObject({ tool: z.string(), server: z.string().optional() });

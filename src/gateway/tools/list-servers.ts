@@ -1,6 +1,9 @@
-// mcphub_list_servers: every configured server in the agent's scope with its live state, plus the
-// catalogue revision, the expose mode, effective pins and the schema budget report.
+// mcphub_list_servers: every configured server in the agent's scope with its live state and where
+// its catalogue entries come from (live session or cache, and since when), plus the catalogue
+// revision, the expose mode, effective pins and the schema budget report. Like the other discovery
+// tools it first waits (bounded) for in-scope servers whose tools are not known yet.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { markListingPending } from "../../catalog/search/pending.js";
 import type { JsonObject } from "../../catalog/types.js";
 import { isNamespaced, isPerSession, type ServerConfig } from "../../config/schema.js";
 import { conflictsOf, published } from "../listings.js";
@@ -10,6 +13,7 @@ import { jsonResult, type ToolContext } from "./context.js";
 
 export async function listServers(ctx: ToolContext): Promise<CallToolResult> {
   const { hub, view } = ctx;
+  const pending = await hub.awaitDiscovery(view, ctx.signal);
   const entries = view.entries();
   const counts = new Map<string, number>();
   for (const e of entries) counts.set(e.server, (counts.get(e.server) ?? 0) + 1);
@@ -20,7 +24,8 @@ export async function listServers(ctx: ToolContext): Promise<CallToolResult> {
     const st = serverStatus(hub, name);
     if (!st) continue;
     const tools = counts.get(name) ?? 0;
-    if (st.connected) total += tools;
+    // Cached entries are routable and callable (the call starts the server), so they count.
+    if (st.catalog !== "none") total += tools;
     // The stderr tail stays with the operator (status page); agents get the one-line error.
     servers.push({
       name,
@@ -35,6 +40,8 @@ export async function listServers(ctx: ToolContext): Promise<CallToolResult> {
       ...passthroughSettings(hub.config.servers[name]),
       ...(st.error ? { error: st.error } : {}),
       ...(st.sign_in ? { sign_in: st.sign_in } : {}),
+      catalog: st.catalog,
+      ...(st.catalogListedAt !== undefined ? { catalog_listed_at: new Date(st.catalogListedAt).toISOString() } : {}),
     });
   }
   const ad = view.advertisement();
@@ -60,7 +67,7 @@ export async function listServers(ctx: ToolContext): Promise<CallToolResult> {
   if (conflicts.length > 0) doc.mount_conflicts = conflicts;
   const vaultProblem = await hub.vaultProblem();
   if (vaultProblem) doc.vault = { available: false, reason: vaultProblem };
-  return jsonResult(doc);
+  return jsonResult(markListingPending(doc, pending));
 }
 
 /** The pass-through settings that differ from the defaults (docs/protocol.md). */

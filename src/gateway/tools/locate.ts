@@ -1,7 +1,8 @@
 // Resolves a tool reference from a management call (`server__tool`, or server + tool, in any
 // accepted spelling) to a catalogue entry in the agent's scope. A server that is configured and
-// in scope but still connecting is waited for (bounded), so a call made right after startup
-// works instead of failing with "not found".
+// in scope but has no listing yet is started if idle and waited for (bounded), so a call made
+// right after startup works instead of failing with "not found". For a call (`live`), a server
+// known only from its cache is started first, so the call is checked against its current tools.
 import type { CatalogEntry, JsonObject } from "../../catalog/types.js";
 import { splitNamespaced } from "../../catalog/names.js";
 import { errorText } from "../../util/errors.js";
@@ -15,12 +16,19 @@ export async function locateTool(
   ctx: ToolContext,
   server: string | undefined,
   tool: string,
+  opts: { live?: boolean } = {},
 ): Promise<{ entry: CatalogEntry } | { doc: JsonObject }> {
   if (server === undefined) {
     // A tool of a `namespace: false` server may be named as it is published, without a prefix.
     const mounts = ctx.view.toolMounts();
     const hit = mounts.byPublished.get(tool);
-    if (hit) return { entry: hit.item };
+    if (hit && (!opts.live || ctx.hub.catalog.listingOf(hit.item.server)?.source === "live")) return { entry: hit.item };
+    if (hit) {
+      // Known only from the cache: start the server, then look the name up in what it has now.
+      await ctx.hub.ensureLive(hit.item.server, ctx.signal).catch(() => undefined);
+      const again = ctx.view.toolMounts().byPublished.get(tool);
+      if (again) return { entry: again.item };
+    }
     const conflict = mounts.conflicts.get(tool);
     if (conflict) throw new BadRequest(conflict.message);
   }
@@ -44,14 +52,24 @@ export async function locateTool(
       return { doc: { error: "server disabled", server: ref.server, hint: `Server "${ref.server}" is disabled in the gateway config.` } };
     }
     try {
-      await hub.supervisor.waitForServer(ref.server, { timeoutMs: hub.config.connect_timeout + 5000, signal: ctx.signal });
-      hub.syncServer(ref.server);
+      await hub.ensureListing(ref.server, ctx.signal);
     } catch (err) {
-      return { doc: { error: "server unavailable", server: ref.server, reason: errorText(err) } };
+      return { doc: unavailable(ref.server, err) };
     }
   }
-  const found = view.lookup(ref.server, ref.tool);
+  let found = view.lookup(ref.server, ref.tool);
   if (found.outOfScope) throw new OutOfScope(`tool ${ref.server}__${ref.tool} is out of scope for this agent`);
+  // A call needs the server running anyway; a name missing from a cached listing may be a tool
+  // added since it was cached. Either way, ask the live server before answering.
+  if (opts.live || (!found.entry && hub.catalog.listingOf(ref.server)?.source === "cached")) {
+    try {
+      await hub.ensureLive(ref.server, ctx.signal);
+    } catch (err) {
+      if (opts.live) return { doc: unavailable(ref.server, err) };
+    }
+    found = view.lookup(ref.server, ref.tool);
+    if (found.outOfScope) throw new OutOfScope(`tool ${ref.server}__${ref.tool} is out of scope for this agent`);
+  }
   if (!found.entry) {
     return {
       doc: {
@@ -63,6 +81,10 @@ export async function locateTool(
     };
   }
   return { entry: found.entry };
+}
+
+function unavailable(server: string, err: unknown): JsonObject {
+  return { error: "server unavailable", server, reason: errorText(err) };
 }
 
 function clip(s: string): string {

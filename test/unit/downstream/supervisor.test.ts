@@ -2,37 +2,13 @@
 // cancellation and progress, list_changed coalescing, tree kill, locked secrets, stderr.
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { ServerConfig } from "../../../src/config/schema.js";
-import { Supervisor } from "../../../src/downstream/supervisor.js";
-import { LockedError, NotConnectedError, OutcomeUnknownError, type SecretResolver, type SupervisorOptions } from "../../../src/downstream/types.js";
-import { alive, descendants, eventually, fixture, lines, quietLog, tempDir, textOf } from "./util.js";
+import { LockedError, NotConnectedError, OutcomeUnknownError, type SecretResolver } from "../../../src/downstream/types.js";
+import { alive, descendants, eventually, fixture, lines, supervisorKit, textOf } from "./util.js";
 
-const open: Supervisor[] = [];
-const cleanups: (() => void)[] = [];
+const kit = supervisorKit();
+const { supervisor, tmp } = kit;
 
-function supervisor(servers: Record<string, ServerConfig>, extra: Partial<SupervisorOptions> = {}): Supervisor {
-  const sup = new Supervisor({
-    servers,
-    connectTimeoutMs: 20_000,
-    clientInfo: { name: "mcphub", version: "test" },
-    log: quietLog,
-    backoff: { initialMs: 10, maxMs: 200 },
-    ...extra,
-  });
-  open.push(sup);
-  return sup;
-}
-
-function tmp(): string {
-  const t = tempDir();
-  cleanups.push(t.cleanup);
-  return t.dir;
-}
-
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((s) => s.close()));
-  for (const c of cleanups.splice(0)) c();
-});
+afterEach(() => kit.cleanup());
 
 async function rejection(p: Promise<unknown>): Promise<unknown> {
   try {

@@ -3,6 +3,8 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { ServerConfig } from "../../../src/config/schema.js";
+import { Supervisor } from "../../../src/downstream/supervisor.js";
+import type { SupervisorOptions } from "../../../src/downstream/types.js";
 
 export const FIXTURES = resolve(import.meta.dirname, "../../fixtures");
 
@@ -75,4 +77,36 @@ export function alive(pid: number): boolean {
 export function textOf(result: { content?: unknown }): string {
   const content = (result.content ?? []) as { type: string; text?: string }[];
   return content.map((c) => c.text ?? "").join("");
+}
+
+/**
+ * Supervisors and temp dirs for one test file, with the fixture defaults (quiet log, fast
+ * backoff); `cleanup()` (in afterEach) closes every supervisor and removes every dir.
+ */
+export function supervisorKit() {
+  const open: Supervisor[] = [];
+  const dirs: (() => void)[] = [];
+  return {
+    supervisor(servers: Record<string, ServerConfig>, extra: Partial<SupervisorOptions> = {}): Supervisor {
+      const sup = new Supervisor({
+        servers,
+        connectTimeoutMs: 20_000,
+        clientInfo: { name: "mcphub", version: "test" },
+        log: quietLog,
+        backoff: { initialMs: 10, maxMs: 200 },
+        ...extra,
+      });
+      open.push(sup);
+      return sup;
+    },
+    tmp(): string {
+      const t = tempDir();
+      dirs.push(t.cleanup);
+      return t.dir;
+    },
+    async cleanup(): Promise<void> {
+      await Promise.all(open.splice(0).map((s) => s.close()));
+      for (const c of dirs.splice(0)) c();
+    },
+  };
 }
