@@ -98,6 +98,28 @@ export const byteSizeSchema = z.union([z.string(), z.number()]).transform((v, ct
   return n;
 }).describe('a byte size such as "32KB", "900B" or 4096');
 
+const VAULT_REF = /^vault:\/\/[^/\s]+\/[^/\s]+$/;
+const vaultRef = (what: string, example: string) =>
+  z
+    .string()
+    .refine((v) => VAULT_REF.test(v), `${what} must be a vault reference such as ${example} (store the value with \`mcphub vault set ${example.slice("vault://".length)}\`), never the value itself`);
+
+/** OAuth 2.1 sign-in for a remote server (see docs/auth.md); every key is optional. */
+export const oauthSchema = z.strictObject({
+  client_id: z.string().min(1, "client_id must not be empty").optional(),
+  client_secret: vaultRef("client_secret", "vault://linear/CLIENT_SECRET").optional(),
+  scopes: z.array(z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/, "each scope is one word without spaces or quotes")).optional(),
+  redirect_port: z.number().int().min(1).max(65535, "redirect_port must be a port number (1-65535)").optional(),
+  grant: z.enum(["authorization_code", "client_credentials"], { message: 'grant must be "authorization_code" or "client_credentials"' }).default("authorization_code"),
+  private_key: vaultRef("private_key", "vault://billing/PRIVATE_KEY").optional(),
+  signing_alg: z.string().regex(/^(RS|PS|ES)(256|384|512)$/, "signing_alg must be one of RS256, ES256, PS256 (or the 384/512 variants)").optional(),
+  client_metadata_url: z
+    .string()
+    .refine((u) => /^https:\/\/[^/]+\/.+/.test(u), "client_metadata_url must be an https URL with a path (a client ID metadata document)")
+    .optional(),
+  issuer: z.string().refine((u) => /^https?:\/\//.test(u), "issuer must be the authorization server's http(s) URL").optional(),
+});
+
 /** When a server's process (or remote session) is started; see docs/downstream.md "Lifecycle". */
 export const START_MODES = ["auto", "lazy", "eager"] as const;
 export type StartMode = (typeof START_MODES)[number];
@@ -137,6 +159,7 @@ export const serverSchema = z
     namespace: z.boolean().optional(),
     connection: z.enum(["shared", "per-session"], { message: 'connection must be "shared" or "per-session"' }).optional(),
     roots: z.array(z.string()).optional(),
+    oauth: oauthSchema.optional(),
   })
   .superRefine((s, ctx) => {
     const remote = s.url !== undefined;
@@ -158,12 +181,13 @@ export const serverSchema = z
       const problem = urlProblem(s.url ?? "");
       if (problem) ctx.addIssue({ code: "custom", path: ["url"], message: problem });
     } else {
-      for (const key of ["transport", "headers"] as const) {
+      for (const key of ["transport", "headers", "oauth"] as const) {
         if (s[key] !== undefined) {
           ctx.addIssue({ code: "custom", path: [key], message: `${key} applies only to remote servers (this one has a command)` });
         }
       }
     }
+    if (s.oauth !== undefined && remote) oauthProblems(s.oauth, s.headers, ctx);
     if ((s.vault_only !== undefined || s.vault_prefix !== undefined) && s.vault === undefined) {
       ctx.addIssue({ code: "custom", path: ["vault"], message: "vault_only and vault_prefix need vault: PROJECT" });
     }
@@ -181,6 +205,25 @@ export const serverSchema = z
       }
     }
   });
+
+function oauthProblems(o: z.output<typeof oauthSchema>, headers: Record<string, string> | undefined, ctx: z.core.$RefinementCtx): void {
+  const at = (key: string, message: string) => ctx.addIssue({ code: "custom", path: ["oauth", key], message });
+  if (Object.keys(headers ?? {}).some((h) => h.toLowerCase() === "authorization")) {
+    ctx.addIssue({ code: "custom", path: ["headers"], message: "an Authorization header and oauth exclude each other: oauth supplies the Authorization header" });
+  }
+  if (o.grant === "client_credentials") {
+    if (o.client_id === undefined) at("client_id", "client_credentials needs client_id");
+    if (o.client_secret === undefined && o.private_key === undefined) at("grant", "client_credentials needs client_secret or private_key");
+    if (o.redirect_port !== undefined) at("redirect_port", "redirect_port applies only to the authorization_code grant (client_credentials has no browser step)");
+    if (o.client_metadata_url !== undefined) at("client_metadata_url", "client_metadata_url applies only to the authorization_code grant");
+  } else if (o.private_key !== undefined) {
+    at("private_key", 'private_key applies only to grant: "client_credentials"');
+  }
+  if (o.client_secret !== undefined && o.private_key !== undefined) at("private_key", "set client_secret or private_key, not both");
+  if (o.signing_alg !== undefined && o.private_key === undefined) at("signing_alg", "signing_alg applies only with private_key");
+  if (o.client_secret !== undefined && o.client_id === undefined) at("client_secret", "client_secret needs client_id");
+  if (o.issuer !== undefined && o.client_id === undefined) at("issuer", "issuer binds a pre-registered client_id; set client_id too");
+}
 
 export const agentSchema = z.strictObject({
   type: z
@@ -319,6 +362,7 @@ export const configSchema = z
   });
 
 export type ServerConfig = z.output<typeof serverSchema>;
+export type OAuthConfig = z.output<typeof oauthSchema>;
 export type AgentConfig = z.output<typeof agentSchema>;
 export type Config = z.output<typeof configSchema>;
 export type EmbeddingsConfig = z.output<typeof embeddingsSchema>;

@@ -1,5 +1,5 @@
-// One downstream server: its state machine (idle → connecting → ready → failed/locked, or
-// disabled), start on first use, stop when idle (never while leased), background reconnect with
+// One downstream server: its state machine (idle → connecting → ready → failed/locked/needs_auth,
+// or disabled), start on first use, stop when idle (never while leased), background reconnect with
 // backoff, coalesced re-lists on list_changed, and calls with timeout, progress, cancellation and
 // outcome-unknown handling. The supervisor owns one per server.
 import { CallToolResultSchema, ErrorCode, McpError, type CompleteRequest, type LoggingLevel, type ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
@@ -13,12 +13,14 @@ import { sanitizeLine, sanitizeText, sensitiveEnvValues } from "./sanitize.js";
 import { ConnectError, errorText, listAllOf, listResourceTemplates, openSession, type ListKind, type Session } from "./session.js";
 import {
   LockedError,
+  NeedsAuthError,
   NotConnectedError,
   OutcomeUnknownError,
   type CallOptions,
   type ClientHooks,
   type ConnectionOrigin,
   type DownstreamSnapshot,
+  type RemoteAuth,
   type SecretResolver,
   type ServerState,
 } from "./types.js";
@@ -28,6 +30,7 @@ export interface DownstreamDeps {
   allServers: Record<string, ServerConfig>;
   clientInfo: { name: string; version: string };
   secrets?: SecretResolver;
+  auth?: RemoteAuth;
   connectTimeoutMs: number;
   backoff: BackoffPolicy;
   maxMessageBytes?: number;
@@ -46,6 +49,8 @@ export interface DownstreamDeps {
 export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
 /** Waiting for a server that is still connecting is bounded by connect timeout + this. */
 export const PUBLISH_GRACE_MS = 5_000;
+/** A server waiting for sign-in retries this rarely on its own; a new sign-in retries it at once. */
+export const NEEDS_AUTH_RETRY_MS = 5 * 60_000;
 
 interface SessionToken {
   session?: Session;
@@ -90,6 +95,10 @@ export class Downstream {
   /** The failure last logged; a retry that fails the same way is not logged again. */
   private loggedFailure?: string;
   private retryTimer?: NodeJS.Timeout;
+  /** Unsubscribes from sign-in changes (set while the server needs sign-in). */
+  private authWatch?: () => void;
+  /** retryNow() came while an attempt was running: try again as soon as it fails. */
+  private retryRequested = false;
   private connecting?: Promise<void>;
   private readonly shutdown = new AbortController();
   private readonly closing = new Set<Promise<void>>();
@@ -188,8 +197,10 @@ export class Downstream {
 
   /** Skip any backoff wait and try now (e.g. after the vault was unlocked). */
   retryNow(): void {
-    if (!this.started || this.closed || this.session || this.connecting) return;
-    this.connect();
+    if (!this.started || this.closed || this.session) return;
+    // The attempt under way may have read the old secrets or sign-in.
+    if (this.connecting) this.retryRequested = true;
+    else this.connect();
   }
 
   snapshot(): DownstreamSnapshot {
@@ -303,6 +314,7 @@ export class Downstream {
       this.closed = true;
       if (reason !== undefined) this.closeReason = reason;
       clearTimeout(this.retryTimer);
+      this.unwatchAuth();
       clearTimeout(this.idleTimer);
       this.shutdown.abort();
       const err = new NotConnectedError(this.name, "closed", this.closedMessage());
@@ -320,6 +332,7 @@ export class Downstream {
 
   private connect(): void {
     if (this.closed || this.connecting) return;
+    this.retryRequested = false;
     clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
     this.setState("connecting");
@@ -332,6 +345,7 @@ export class Downstream {
           allServers: this.deps.allServers,
           clientInfo: this.deps.clientInfo,
           secrets: this.deps.secrets,
+          ...(this.deps.auth ? { auth: this.deps.auth } : {}),
           timeoutMs: this.deps.connectTimeoutMs,
           signal: this.shutdown.signal,
           ...(this.deps.maxMessageBytes !== undefined ? { maxMessageBytes: this.deps.maxMessageBytes } : {}),
@@ -355,6 +369,7 @@ export class Downstream {
   }
 
   private install(session: Session, token: SessionToken): void {
+    this.unwatchAuth();
     this.session = session;
     this.token = token;
     this.tools = session.tools;
@@ -401,6 +416,8 @@ export class Downstream {
   }
 
   private onConnectFailed(err: unknown): void {
+    if (err instanceof NeedsAuthError) return this.onNeedsAuth(err);
+    this.unwatchAuth();
     const locked = err instanceof LockedError;
     this.error = locked ? `locked: ${err.message}` : err instanceof ConnectError ? err.message : `connect failed: ${this.clean(errorText(err))}`;
     if (err instanceof ConnectError && err.stderrTail !== undefined) this.stderrTail = err.stderrTail;
@@ -410,7 +427,25 @@ export class Downstream {
     this.setState(locked ? "locked" : "failed");
     const err2 = new NotConnectedError(this.name, "not_connected", this.notConnectedMessage());
     for (const w of [...this.waiters]) w.reject(err2);
-    this.scheduleRetry(delay);
+    this.scheduleRetry(this.retryRequested ? 0 : delay);
+  }
+
+  /** Only a person can fix this: say so once, wait for a new sign-in, retry rarely otherwise. */
+  private onNeedsAuth(err: NeedsAuthError): void {
+    const repeated = this.state === "needs_auth" && this.error === err.message;
+    this.error = err.message;
+    this.failures = 0;
+    if (!repeated) this.deps.log("warn", `${this.name}: ${err.message}`);
+    this.setState("needs_auth");
+    const err2 = new NotConnectedError(this.name, "not_connected", this.notConnectedMessage());
+    for (const w of [...this.waiters]) w.reject(err2);
+    if (!this.authWatch && this.deps.auth) this.authWatch = this.deps.auth.onChange(this.name, () => this.retryNow());
+    this.scheduleRetry(this.retryRequested ? 0 : Math.max(this.deps.backoff.maxMs, NEEDS_AUTH_RETRY_MS));
+  }
+
+  private unwatchAuth(): void {
+    this.authWatch?.();
+    this.authWatch = undefined;
   }
 
   private scheduleRetry(delayMs: number): void {
@@ -594,6 +629,14 @@ export class Downstream {
       // notifications/cancelled went downstream; the session itself is fine.
       return new OutcomeUnknownError(this.name, label, "cancelled", detail);
     }
+    // The server refused the request before acting on it: a known outcome, never replayed.
+    const needsAuth = err instanceof NeedsAuthError ? err : s.auth?.takeNeedsAuth();
+    if (needsAuth) {
+      const clean = new NeedsAuthError(this.clean(needsAuth.message, s), needsAuth.command, needsAuth.stepUp);
+      // A broader scope concerns this request only; a refused sign-in concerns the connection.
+      if (!clean.stepUp) this.lose(this.tokenOf(s), clean.message);
+      return clean;
+    }
     if (err instanceof McpError && !s.closed) {
       if (err.code === ErrorCode.RequestTimeout) {
         // The SDK sent notifications/cancelled downstream, and the connection itself is healthy.
@@ -638,7 +681,7 @@ export class Downstream {
   }
 
   private notConnectedMessage(): string {
-    const why = this.state === "locked" ? " (its secrets are locked)" : "";
+    const why = this.state === "locked" ? " (its secrets are locked)" : this.state === "needs_auth" ? " (it needs sign-in)" : "";
     return `server "${this.name}" is not connected${why}${this.error ? `: ${this.error}` : ""}`;
   }
 
@@ -698,7 +741,7 @@ export class Downstream {
   }
 
   private redactions(s?: Session): string[] {
-    return [...(this.deps.secrets?.knownSecretValues() ?? []), ...sensitiveEnvValues(process.env), ...(s?.secretValues ?? []), ...sensitiveEnvValues(this.cfg.env ?? {})];
+    return [...(this.deps.secrets?.knownSecretValues() ?? []), ...(this.deps.auth?.knownSecretValues() ?? []), ...sensitiveEnvValues(process.env), ...(s?.secretValues ?? []), ...sensitiveEnvValues(this.cfg.env ?? {})];
   }
 
   private clean(text: string, s?: Session): string {

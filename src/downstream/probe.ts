@@ -3,7 +3,7 @@
 import type { ServerConfig } from "../config/schema.js";
 import { ConnectError, errorText, openSession } from "./session.js";
 import { sanitizeLine } from "./sanitize.js";
-import { LockedError, type SecretResolver } from "./types.js";
+import { LockedError, NeedsAuthError, type RemoteAuth, type SecretResolver } from "./types.js";
 
 export interface ProbeResult {
   handshake_ok: boolean;
@@ -12,6 +12,8 @@ export interface ProbeResult {
   tools?: string[];
   latency_ms: number;
   error?: string;
+  /** The server needs sign-in; `error` names the command. */
+  needs_auth?: boolean;
   /** The child's sanitised stderr tail, when a stdio server failed to start and wrote any. */
   stderr_tail?: string;
   serverVersion?: { name: string; version: string };
@@ -20,7 +22,7 @@ export interface ProbeResult {
 export async function probeServer(
   name: string,
   cfg: ServerConfig,
-  opts: { timeoutMs: number; secrets?: SecretResolver; clientInfo?: { name: string; version: string }; allServers?: Record<string, ServerConfig> },
+  opts: { timeoutMs: number; secrets?: SecretResolver; auth?: RemoteAuth; clientInfo?: { name: string; version: string }; allServers?: Record<string, ServerConfig> },
 ): Promise<ProbeResult> {
   const started = performance.now();
   const latency = () => Math.round(performance.now() - started);
@@ -31,6 +33,7 @@ export async function probeServer(
       allServers: opts.allServers ?? { [name]: cfg },
       clientInfo: opts.clientInfo ?? { name: "mcphub-probe", version: "0" },
       secrets: opts.secrets,
+      ...(opts.auth ? { auth: opts.auth } : {}),
       timeoutMs: opts.timeoutMs,
     });
     const result: ProbeResult = { handshake_ok: true, tool_count: session.tools.length, tools: session.tools.map((t) => t.name), latency_ms: latency() };
@@ -39,6 +42,7 @@ export async function probeServer(
     await session.close();
     return result;
   } catch (err) {
+    if (err instanceof NeedsAuthError) return { handshake_ok: false, latency_ms: latency(), error: err.message, needs_auth: true };
     const error =
       err instanceof LockedError
         ? `locked: ${err.message}`

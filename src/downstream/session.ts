@@ -30,7 +30,7 @@ import type { ServerConfig } from "../config/schema.js";
 import { buildChildEnv, resolveChildCwd } from "./child-env.js";
 import { explainingLine, SENSITIVE_NAME_RE, sanitizeLine, sanitizeText, sensitiveEnvValues, summarizeStartupStderr } from "./sanitize.js";
 import { ProcessGroupStdioTransport } from "./stdio-transport.js";
-import { LockedError, type PeerMessage, type SecretResolver } from "./types.js";
+import { LockedError, NeedsAuthError, type PeerMessage, type RemoteAuth, type RemoteAuthSession, type SecretResolver } from "./types.js";
 import { collapseMcpPrefix } from "../util/errors.js";
 
 export type ListKind = "tools" | "resources" | "prompts";
@@ -42,6 +42,8 @@ export interface OpenSessionOptions {
   allServers: Record<string, ServerConfig>;
   clientInfo: { name: string; version: string };
   secrets?: SecretResolver;
+  /** OAuth for remote servers: signs requests, raises NeedsAuthError. */
+  auth?: RemoteAuth;
   timeoutMs: number;
   /** Called when the downstream says one of its lists changed. */
   onListChanged?: (kind: ListKind) => void;
@@ -70,6 +72,8 @@ const VAULT_REF_PREFIX = "vault://";
 /** A live, handshaken session and what it listed at connect time. */
 export class Session {
   closed = false;
+  /** The OAuth session of a remote server, so a failed request can tell it needs sign-in. */
+  auth?: RemoteAuthSession;
   constructor(
     readonly client: Client,
     readonly transport: Transport,
@@ -134,12 +138,15 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
   let transport: Transport | undefined;
   let stdio: ProcessGroupStdioTransport | undefined;
   let client: Client | undefined;
+  let authSession: RemoteAuthSession | undefined;
   try {
     if (cfg.url !== undefined) {
       const headers = await withAbort(resolveHeaders(cfg, secrets, secretValues), controller.signal);
       const url = new URL(cfg.url);
       const requestInit: RequestInit = { headers };
-      transport = cfg.transport === "sse" ? new SSEClientTransport(url, { requestInit }) : new StreamableHTTPClientTransport(url, { requestInit });
+      authSession = opts.auth?.sessionFor(name, cfg);
+      const signed = authSession ? { fetch: authSession.fetch } : {};
+      transport = cfg.transport === "sse" ? new SSEClientTransport(url, { requestInit, ...signed }) : new StreamableHTTPClientTransport(url, { requestInit, ...signed });
     } else {
       let vaultEnv: Record<string, string> | undefined;
       if (cfg.vault !== undefined) {
@@ -210,6 +217,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
     ]);
     if (controller.signal.aborted) throw controller.signal.reason;
     const session = new Session(client, transport, stdio, secretValues, tools, resources, prompts, templates);
+    if (authSession) session.auth = authSession;
     sessionRef = session;
     session.closed = closedEarly;
     return session;
@@ -218,8 +226,11 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
     if (client) await withTimeout(client.close().catch(() => undefined), SESSION_CLOSE_TIMEOUT_MS);
     else if (transport) await withTimeout(transport.close().catch(() => undefined), SESSION_CLOSE_TIMEOUT_MS);
     if (stdio) await stdio.close();
-    const known = [...redact, ...(secrets?.knownSecretValues() ?? [])];
+    const known = [...redact, ...(secrets?.knownSecretValues() ?? []), ...(opts.auth?.knownSecretValues() ?? [])];
     if (cause instanceof LockedError) throw new LockedError(sanitizeLine(cause.message, known));
+    // Transports may wrap what the signed fetch threw; the auth session remembers it.
+    const needsAuth = cause instanceof NeedsAuthError ? cause : authSession?.takeNeedsAuth();
+    if (needsAuth) throw new NeedsAuthError(sanitizeLine(needsAuth.message, known), needsAuth.command, needsAuth.stepUp);
     const tail = stdio && stdio.stderrTail.byteLength > 0 ? sanitizeText(stdio.stderrTail.text(), known) : undefined;
     throw new ConnectError(describeFailure(cause, stdio, cfg, known), tail);
   } finally {

@@ -40,6 +40,7 @@ export class Supervisor {
       allServers: opts.servers,
       clientInfo: opts.clientInfo,
       secrets: opts.secrets,
+      ...(opts.auth ? { auth: opts.auth } : {}),
       connectTimeoutMs: opts.connectTimeoutMs,
       backoff: opts.backoff ?? DEFAULT_BACKOFF,
       ...(opts.maxMessageBytes !== undefined ? { maxMessageBytes: opts.maxMessageBytes } : {}),

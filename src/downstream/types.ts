@@ -1,5 +1,6 @@
 // Public types of the downstream layer: what the gateway sees of each downstream MCP server and
 // the errors it must tell apart (not connected, vault locked, outcome unknown).
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { ClientCapabilities, Prompt, Resource, ResourceTemplate, ServerCapabilities, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ServerConfig } from "../config/schema.js";
 
@@ -7,7 +8,7 @@ import type { ServerConfig } from "../config/schema.js";
  * `idle`: may run, but has no process or session now (not started yet under `start: auto|lazy`,
  * or stopped after `idle_timeout`); the next call, prompt or resource read starts it.
  */
-export type ServerState = "idle" | "connecting" | "ready" | "failed" | "locked" | "disabled";
+export type ServerState = "idle" | "connecting" | "ready" | "failed" | "locked" | "needs_auth" | "disabled";
 
 export interface DownstreamSnapshot {
   name: string;
@@ -38,6 +39,43 @@ export interface SecretResolver {
   header(ref: string): Promise<string>;
   /** Every secret value currently known, so stderr/errors can be redacted. */
   knownSecretValues(): string[];
+}
+
+/**
+ * Provided by src/auth: signs the requests of remote servers (OAuth). The downstream layer only
+ * hands the session's fetch to the transport; it never sees a token.
+ */
+export interface RemoteAuth {
+  /** The auth session for one connection attempt of a remote server; undefined when it needs none. */
+  sessionFor(server: string, cfg: ServerConfig): RemoteAuthSession | undefined;
+  /** Calls `listener` when the server's sign-in changed (in this or another process). */
+  onChange(server: string, listener: () => void): () => void;
+  /** Token values currently known, so errors can be redacted. */
+  knownSecretValues(): string[];
+}
+
+export interface RemoteAuthSession {
+  /** Adds the Authorization header, refreshes, and rejects with NeedsAuthError when a person must sign in. */
+  fetch: FetchLike;
+  /** The NeedsAuthError a request of this session ran into (transports may wrap the thrown one). */
+  takeNeedsAuth(): NeedsAuthError | undefined;
+}
+
+/**
+ * A remote server needs a person to sign in (no token, or its refresh token was refused), or a
+ * call needs a broader scope (`stepUp`). Like LockedError it never retries hot; the message names
+ * the exact command to run.
+ */
+export class NeedsAuthError extends Error {
+  override name = "NeedsAuthError";
+  constructor(
+    message: string,
+    readonly command: string,
+    /** True when only this request needs more scope; the session itself is fine. */
+    readonly stepUp = false,
+  ) {
+    super(message);
+  }
 }
 
 /** A secret a server needs is locked or missing: that server fails closed, the rest keep working. */
@@ -151,6 +189,8 @@ export interface SupervisorOptions {
   /** "mcphub" or "mcphub/<agent>"; version = the mcphub version. */
   clientInfo: { name: string; version: string };
   secrets?: SecretResolver;
+  /** OAuth for remote servers (src/auth). */
+  auth?: RemoteAuth;
   log?: (level: "info" | "warn" | "error", msg: string) => void;
   /** Reconnect backoff; defaults to 500ms → 30s with full jitter. */
   backoff?: { initialMs: number; maxMs: number };

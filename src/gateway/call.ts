@@ -4,7 +4,7 @@
 // receipt). Nothing here talks to a transport directly.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { CatalogEntry, JsonObject } from "../catalog/types.js";
-import { OutcomeUnknownError, NotConnectedError } from "../downstream/types.js";
+import { NeedsAuthError, OutcomeUnknownError, NotConnectedError } from "../downstream/types.js";
 import type { CallRecord } from "../telemetry/index.js";
 import { jsonByteLength, jsonPieces } from "../util/json-stream.js";
 import { estimateTokens } from "../util/units.js";
@@ -191,6 +191,7 @@ export function errorClass(err: unknown): string {
     return err.reason === "timeout" ? "timeout" : err.reason === "cancelled" ? "cancelled" : "outcome_unknown";
   }
   if (err instanceof NotConnectedError) return "not_connected";
+  if (err instanceof NeedsAuthError) return "needs_auth";
   return "error";
 }
 

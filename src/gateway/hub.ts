@@ -4,6 +4,8 @@
 // has one hub and a view per agent, so every agent shares the same connections. The hub decides
 // which servers start now and which on first use, waits (bounded) for servers discovery still
 // needs, and applies a reloaded config as a diff.
+import { loginCommand } from "../auth/command.js";
+import { OAuthManager } from "../auth/manager.js";
 import { makeListing } from "../catalog/cache/listing.js";
 import { CatalogCache } from "../catalog/cache/store.js";
 import { Catalog } from "../catalog/catalog.js";
@@ -35,6 +37,8 @@ export interface HubOptions {
   /** A stdio gateway serves one agent: only that agent's servers are started. */
   agent?: string;
   log: Logger;
+  /** The config file, so a needs-sign-in message names the exact command. */
+  configPath?: string;
   /** A stdio gateway: exactly one upstream session, which owns every downstream connection. */
   singleSession?: boolean;
 }
@@ -55,6 +59,7 @@ export class Hub {
   readonly supervisor: Supervisor;
   readonly detached: DetachedRegistry;
   readonly telemetry: Telemetry;
+  readonly auth: OAuthManager;
   readonly cache: CatalogCache;
   private current: Config;
   /** Semantic search, when `search.embeddings` is configured (otherwise search is lexical only). */
@@ -90,6 +95,8 @@ export class Hub {
       return keyring;
     };
     const secrets: SecretResolver = new VaultSecretResolver({ dataDir: opts.dataDir, env: opts.env, keyring: openOnce });
+    const log = (level: "info" | "warn" | "error", msg: string) => opts.log[level](msg);
+    this.auth = new OAuthManager({ dataDir: opts.dataDir, env: opts.env, keyring: openOnce, secrets, log, ...(opts.configPath ? { configPath: opts.configPath } : {}) });
     // A getter, so the pass-through reads the config in force after a reload.
     const configNow = () => this.config;
     this.passthrough = new Passthrough({
@@ -106,6 +113,7 @@ export class Hub {
       maxMessageBytes: config.max_downstream_message_size,
       clientInfo: { name: opts.agent ? `mcphub/${opts.agent}` : "mcphub", version: VERSION },
       secrets,
+      auth: this.auth,
       log: (level, msg) => opts.log[level](msg),
       idleTimeoutMs: (_name, cfg) => idleTimeoutOf(this.config, cfg),
       hooks: this.passthrough.hooks,
@@ -353,6 +361,11 @@ export class Hub {
     return (await this.stores).journal;
   }
 
+  /** The exact command that signs a server in (for servers in state needs_auth). */
+  signInCommand(server: string): string {
+    return loginCommand(server, this.opts.configPath, this.opts.env);
+  }
+
   /** Why the vault could not be opened, if it could not (for list_servers/doctor). */
   async vaultProblem(): Promise<string | undefined> {
     return (await this.stores).error;
@@ -364,6 +377,7 @@ export class Hub {
     this.passthrough.close();
     this.detached.cancelAll();
     await this.supervisor.close();
+    this.auth.close();
     await this.semantic?.close();
     await this.telemetry.close();
   }

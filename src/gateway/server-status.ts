@@ -22,6 +22,8 @@ export interface ServerStatus {
   use_when?: string[];
   /** Last connect or transport error, sanitised by the downstream layer. */
   error?: string;
+  /** For `needs_auth`: the exact command that signs the server in. */
+  sign_in?: string;
   /** Sanitised tail of a stdio server's stderr. */
   stderrTail?: string;
   serverVersion?: { name: string; version: string };
@@ -51,6 +53,7 @@ export function serverStatus(hub: Hub, name: string): ServerStatus | undefined {
     ...(cfg.tags?.length ? { tags: cfg.tags } : {}),
     ...(cfg.use_when?.length ? { use_when: cfg.use_when } : {}),
     ...(snap?.error ? { error: snap.error } : {}),
+    ...(state === "needs_auth" ? { sign_in: hub.signInCommand(name) } : {}),
     ...(snap?.stderrTail ? { stderrTail: snap.stderrTail } : {}),
     ...(snap?.serverVersion ? { serverVersion: snap.serverVersion } : {}),
   };

@@ -14,7 +14,7 @@ export interface ServeOptions {
   env: NodeJS.ProcessEnv;
   agent?: string;
   log: Logger;
-  /** The config file to follow for hot reload (none: the config is fixed). */
+  /** The config file: followed for hot reload, and named in the sign-in command a needs_auth server shows. */
   configPath?: string;
 }
 

@@ -42,6 +42,8 @@ export function vaultPaths(dataDir: string) {
     detached: join(root, "detached"),
     secrets: join(root, "secrets.enc"),
     secretsLock: join(root, "secrets.lock"),
+    oauth: join(root, "oauth.enc"),
+    oauthLock: join(root, "oauth.lock"),
   };
 }
 

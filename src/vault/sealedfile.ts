@@ -2,7 +2,9 @@
 // AES-GCM(JSON) ‖ tag, with AAD = magic ‖ a caller-chosen binding (e.g. the callId), written
 // atomically. Small enough to read and rewrite whole.
 import { readFile } from "node:fs/promises";
+import type { z } from "zod";
 import { AuthFailure, openSealed, seal } from "./crypto.js";
+import { VaultTamperedError } from "./errors.js";
 import { atomicWriteFile, isErrno } from "./fsutil.js";
 
 export class SealedFileError extends Error {}
@@ -29,4 +31,36 @@ export async function readSealedFile(path: string, key: Buffer, magic: Buffer, b
     if (err instanceof AuthFailure) throw new SealedFileError("authentication failed");
     throw err;
   }
+}
+
+/**
+ * A sealed JSON document checked against `schema`; undefined when the file does not exist. Not
+ * authentic, not JSON or not of that shape is a VaultTamperedError naming `what`. `raw` is the
+ * parse before validation (zod's copy drops a "__proto__" key, which a caller may need to keep).
+ */
+export async function readSealedJson<S extends z.ZodType>(
+  path: string,
+  key: Buffer,
+  magic: Buffer,
+  binding: string,
+  schema: S,
+  what: string,
+): Promise<{ data: z.output<S>; raw: unknown } | undefined> {
+  let plain: Buffer | undefined;
+  try {
+    plain = await readSealedFile(path, key, magic, binding);
+  } catch (err) {
+    if (err instanceof SealedFileError) throw new VaultTamperedError(`${what} failed authentication (${err.message}); it was altered or is corrupt`);
+    throw err;
+  }
+  if (!plain) return undefined;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(plain.toString("utf8"));
+  } catch {
+    throw new VaultTamperedError(`${what} is malformed`);
+  }
+  const result = schema.safeParse(raw);
+  if (!result.success) throw new VaultTamperedError(`${what} is malformed`);
+  return { data: result.data, raw };
 }

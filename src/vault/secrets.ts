@@ -4,10 +4,9 @@
 // module except through get()/project(): list() returns names only, errors never include values.
 import { z } from "zod";
 import { deriveKey } from "./crypto.js";
-import { VaultTamperedError } from "./errors.js";
 import { withLockFile } from "./fsutil.js";
 import { openKeyring, vaultPaths, type Keyring } from "./keys.js";
-import { SealedFileError, readSealedFile, writeSealedFile } from "./sealedfile.js";
+import { readSealedJson, writeSealedFile } from "./sealedfile.js";
 
 const MAGIC = Buffer.from("MCPHSEC1", "ascii");
 const BINDING = "secrets";
@@ -128,22 +127,9 @@ export class SecretStore {
   }
 
   private async load(): Promise<StoreData> {
-    let plain: Buffer | undefined;
-    try {
-      plain = await readSealedFile(this.path, this.key, MAGIC, BINDING);
-    } catch (err) {
-      if (err instanceof SealedFileError) throw new VaultTamperedError(`the secret store ${this.path} failed authentication (${err.message}); it was altered or is corrupt`);
-      throw err;
-    }
-    if (!plain) return { v: 1, projects: Object.create(null) as StoreData["projects"] };
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(plain.toString("utf8"));
-    } catch {
-      throw new VaultTamperedError(`the secret store ${this.path} is malformed`);
-    }
-    const result = StoreSchema.safeParse(parsed);
-    if (!result.success) throw new VaultTamperedError(`the secret store ${this.path} is malformed`);
+    const read = await readSealedJson(this.path, this.key, MAGIC, BINDING, StoreSchema, `the secret store ${this.path}`);
+    if (!read) return { v: 1, projects: Object.create(null) as StoreData["projects"] };
+    const parsed = read.raw;
     // Rebuilt from the raw parse (zod's copy drops a "__proto__" key) into null-prototype maps,
     // so a key named "__proto__" stays plain data.
     const raw = (parsed as { projects: StoreData["projects"] }).projects;

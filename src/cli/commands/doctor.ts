@@ -23,6 +23,7 @@ export interface Check {
   tool_count?: number;
   latency_ms?: number;
   error?: string;
+  needs_auth?: boolean;
   stderr_tail?: string;
 }
 
@@ -83,9 +84,25 @@ export function registerDoctor(program: Command, io: CliIO): void {
       for (const [name, s] of servers) checks.push(await serverCheck(name, s));
 
       const data = dataDirOf();
+      // Loaded here, not at the top: every operator command loads this module.
+      const [{ loginCommand }, { OAuthManager }, { authStatus }, { OAuthStore }] = await Promise.all([
+        import("../../auth/command.js"),
+        import("../../auth/manager.js"),
+        import("../../auth/status.js"),
+        import("../../vault/oauth.js"),
+      ]);
       try {
         const ring = await openKeyring(data);
         checks.push({ name: "vault", ok: true, detail: `key from ${ring.status.source}: ${ring.status.detail}`, ...(ring.status.warning ? { warning: ring.status.warning } : {}) });
+        const store = await OAuthStore.open({ dataDir: data, keyring: ring });
+        const picked = new Set(servers.map(([n]) => n));
+        for (const e of await authStatus(config, store, (n) => loginCommand(n, loaded.path))) {
+          if (!picked.has(e.server)) continue;
+          const ok = e.state === "signed_in" || e.state === "refresh_due";
+          const who = e.account !== undefined ? ` as ${e.account}` : "";
+          const detail = ok ? `signed in${who}${e.step_up_scope ? `; a request needs scope ${e.step_up_scope}: run \`${e.sign_in}\`` : ""}` : `needs sign-in: run \`${e.sign_in}\``;
+          checks.push({ name: `auth:${e.server}`, ok, detail, ...(ok ? {} : { needs_auth: true }) });
+        }
       } catch (err) {
         checks.push({ name: "vault", ok: false, detail: (err as Error).message.split("\n")[0] ?? "vault unavailable" });
       }
@@ -125,9 +142,10 @@ export function registerDoctor(program: Command, io: CliIO): void {
 
       if (opts.probe) {
         const secrets = new VaultSecretResolver({ dataDir: data, env: process.env });
+        const auth = new OAuthManager({ dataDir: data, env: process.env, secrets, configPath: loaded.path });
         for (const [name, s] of servers) {
           if (progress) process.stderr.write(`probing ${name}...\n`);
-          const r = await probeServer(name, s, { timeoutMs: PROBE_TIMEOUT_MS, secrets, allServers: config.servers });
+          const r = await probeServer(name, s, { timeoutMs: PROBE_TIMEOUT_MS, secrets, auth, allServers: config.servers });
           checks.push({
             name: `probe:${name}`,
             ok: r.handshake_ok,
@@ -136,6 +154,7 @@ export function registerDoctor(program: Command, io: CliIO): void {
             ...(r.tool_count !== undefined ? { tool_count: r.tool_count } : {}),
             latency_ms: r.latency_ms,
             ...(r.error !== undefined ? { error: r.error } : {}),
+            ...(r.needs_auth ? { needs_auth: true } : {}),
             ...(opts.verbose && r.stderr_tail ? { stderr_tail: r.stderr_tail } : {}),
           });
         }

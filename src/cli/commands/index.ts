@@ -22,6 +22,7 @@ export const COMMAND_MODULES: CommandModule[] = [
   { names: ["vault"], load: async () => (await import("./vault.js")).registerVault },
   { names: ["stats"], load: async () => (await import("./stats.js")).registerStats },
   { names: ["token"], load: async () => (await import("./token.js")).registerToken },
+  { names: ["auth"], load: async () => (await import("./auth.js")).registerAuth },
   { names: ["open"], load: async () => (await import("./open.js")).registerOpen },
 ];
 

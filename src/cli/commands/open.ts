@@ -1,13 +1,13 @@
 // `mcphub open`: the daemon's status page in a browser. Once agent tokens exist the page needs a
 // sign-in, so this prints (and opens) a one-time link that works once, for two minutes; without
 // tokens it is the plain loopback URL. The daemon must be running and share this data directory.
-import { spawn } from "node:child_process";
 import { get } from "node:http";
 import type { Command } from "commander";
 import { DEFAULT_LISTEN, loadConfig } from "../../config/index.js";
 import { createLoginSecret, LOGIN_LINK_TTL_MS, writeLaunchFile } from "../../gateway/status/login.js";
 import { TokenStore } from "../../gateway/tokens.js";
 import { daemonUrl } from "../../harness/desired.js";
+import { launch, pickOpener } from "../../util/browser.js";
 import { CliError, colors, printJson, type CliIO } from "../context.js";
 import { dataDirOf, example, globalsOf } from "./common.js";
 
@@ -80,34 +80,5 @@ function healthProblem(base: string): Promise<string | undefined> {
     });
     req.once("timeout", () => req.destroy(new Error("no answer within 2s")));
     req.once("error", (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
-  });
-}
-
-type Opener = { command: string; args: (target: string) => string[] } | { why: string };
-
-/**
- * How to start the user's browser. $BROWSER wins (as in Python's webbrowser: the first of a
- * colon-separated list); else `open` on macOS, `start` on Windows, and `xdg-open` elsewhere when
- * a graphical session exists.
- */
-export function pickOpener(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): Opener {
-  const browser = env.BROWSER?.split(":")[0]?.trim();
-  if (browser) return { command: browser, args: (t) => [t] };
-  if (platform === "darwin") return { command: "open", args: (t) => [t] };
-  if (platform === "win32") return { command: "cmd", args: (t) => ["/c", "start", '""', t] };
-  if (!env.DISPLAY && !env.WAYLAND_DISPLAY) return { why: "no graphical session here" };
-  return { command: "xdg-open", args: (t) => [t] };
-}
-
-function launch(opener: { command: string; args: (target: string) => string[] }, target: string, env: NodeJS.ProcessEnv): Promise<{ ok: boolean; why?: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(opener.command, opener.args(target), { detached: true, stdio: "ignore", env });
-    child.once("error", (err: NodeJS.ErrnoException) =>
-      resolve({ ok: false, why: err.code === "ENOENT" ? `${opener.command} is not installed` : err.message }),
-    );
-    child.once("spawn", () => {
-      child.unref();
-      resolve({ ok: true });
-    });
   });
 }

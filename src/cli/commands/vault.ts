@@ -7,6 +7,7 @@ import { openKeyring, vaultPaths } from "../../vault/keys.js";
 import { DetachedJournal } from "../../vault/detached.js";
 import { VaultLockedError, VaultTamperedError } from "../../vault/errors.js";
 import { ResultStore } from "../../vault/results.js";
+import { OAuthStore } from "../../vault/oauth.js";
 import { SecretStore, parseSecretRef } from "../../vault/secrets.js";
 import { formatBytes } from "../../util/units.js";
 import { CliError, colors, printJson, type CliIO } from "../context.js";
@@ -90,6 +91,7 @@ export function registerVault(program: Command, io: CliIO): void {
           lines.push(`results    ${report.results?.count ?? 0} (${formatBytes(report.results?.bytes ?? 0)})`);
           lines.push(`detached   ${report.detached?.count ?? 0} (${report.detached?.pending ?? 0} pending)`);
           lines.push(`secrets    ${report.secrets ?? 0}`);
+          lines.push(`oauth      ${report.oauth_sign_ins ?? 0} server${report.oauth_sign_ins === 1 ? "" : "s"} signed in (mcphub auth status)`);
         }
         io.out(lines.join("\n"));
       }
@@ -104,6 +106,7 @@ interface VaultStatusReport {
   results?: { count: number; bytes: number; diskBytes: number };
   detached?: { count: number; pending: number };
   secrets?: number;
+  oauth_sign_ins?: number;
 }
 
 async function vaultStatus(dir: string): Promise<VaultStatusReport> {
@@ -112,12 +115,16 @@ async function vaultStatus(dir: string): Promise<VaultStatusReport> {
     const results = await ResultStore.open({ dataDir: dir, retentionMs: STATUS_RETENTION_MS, keyring });
     const journal = await DetachedJournal.open({ dataDir: dir, retentionMs: STATUS_RETENTION_MS, keyring });
     const secrets = await SecretStore.open({ dataDir: dir, keyring });
+    const oauth = await OAuthStore.open({ dataDir: dir, keyring });
+    let signIns = 0;
+    for (const server of await oauth.servers()) if ((await oauth.get(server))?.tokens) signIns++;
     return {
       dataDir: dir,
       key: keyring.status,
       results: await results.stats(),
       detached: await journal.stats(),
       secrets: (await secrets.list()).length,
+      oauth_sign_ins: signIns,
     };
   } catch (err) {
     if (err instanceof VaultLockedError) return { dataDir: dir, locked: err.message };

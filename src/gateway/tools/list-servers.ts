@@ -39,6 +39,7 @@ export async function listServers(ctx: ToolContext): Promise<CallToolResult> {
       ...(st.use_when ? { use_when: st.use_when } : {}),
       ...passthroughSettings(hub.config.servers[name]),
       ...(st.error ? { error: st.error } : {}),
+      ...(st.sign_in ? { sign_in: st.sign_in } : {}),
       catalog: st.catalog,
       ...(st.catalogListedAt !== undefined ? { catalog_listed_at: new Date(st.catalogListedAt).toISOString() } : {}),
     });

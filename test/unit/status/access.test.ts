@@ -7,7 +7,7 @@ import type { IncomingMessage } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { pickOpener } from "../../../src/cli/commands/open.js";
+import { pickOpener } from "../../../src/util/browser.js";
 import { createLoginSecret, LOGIN_LINK_TTL_MS, redeemLoginSecret, writeLaunchFile } from "../../../src/gateway/status/login.js";
 import { NOTE_CSP, PAGE_CSP, PAGE_HTML } from "../../../src/gateway/status/page.js";
 import { PageSessions, readCookie, SESSION_IDLE_MS } from "../../../src/gateway/status/sessions.js";

@@ -190,6 +190,7 @@ describe("mcphub vault CLI", { timeout: 180_000 }, () => {
       results: { count: 0, bytes: 0 },
       detached: { count: 0, pending: 0 },
       secrets: 1,
+      oauth_sign_ins: 0,
     });
   });
 
