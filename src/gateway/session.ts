@@ -25,7 +25,7 @@ import { splitNamespaced } from "../catalog/names.js";
 import { isNamespaced } from "../config/schema.js";
 import { canonicalJson } from "../util/canonical-json.js";
 import { VERSION } from "../version.js";
-import { downstreamFailure, InvalidArgumentsError, invokeTool } from "./call.js";
+import { downstreamFailure, invokeTool, NotSentError } from "./call.js";
 import { errorText } from "../util/errors.js";
 import type { Hub } from "./hub.js";
 import {
@@ -216,6 +216,7 @@ export function createSession(hub: Hub, initialView: AgentView): Session {
   };
   const offCatalog = hub.catalog.onChange(schedule);
   const offSupervisor = hub.supervisor.onChange(schedule);
+  const offGuard = hub.guard.onChange(schedule);
   const offReload = hub.onReload(() => {
     try {
       view = hub.view(view.agent);
@@ -230,6 +231,7 @@ export function createSession(hub: Hub, initialView: AgentView): Session {
     disposed = true;
     offCatalog();
     offSupervisor();
+    offGuard();
     offReload();
     pass.detach(peer);
   };
@@ -317,7 +319,8 @@ async function callMounted(ctx: ToolContext, name: string, args: unknown): Promi
       ...(ctx.onProgress ? { onProgress: ctx.onProgress } : {}),
     });
   } catch (err) {
-    if (err instanceof InvalidArgumentsError) return { ...jsonResult(err.document), isError: true };
+    // Invalid arguments, a guardrail refusal, a declined confirmation: nothing was sent.
+    if (err instanceof NotSentError) return { ...jsonResult(err.document), isError: true };
     // The client must see this one as the protocol error it is: its data lists the URLs to open.
     if (err instanceof McpError && err.code === ErrorCode.UrlElicitationRequired) throw toWire(err);
     return { content: [{ type: "text", text: downstreamFailure(entry.namespaced, err) }], isError: true };
