@@ -51,9 +51,9 @@ export function agentPolicy(config: Config, agent: string | undefined): AgentPol
   };
 }
 
-/** Whether this policy changes anything (list_servers shows it only then). */
+/** Whether this policy restricts nothing (list_servers shows a policy only when it does). */
 export function isDefaultPolicy(p: AgentPolicy): boolean {
-  return p.allowRule === undefined && p.confirmRule === undefined && p.deny.length === 0;
+  return p.allow === "destructive" && p.confirm === "none" && p.deny.length === 0;
 }
 
 /**

@@ -29,10 +29,12 @@ const recordSchema = z.object({
   pending: versionSchema.extend({ seen: z.iso.datetime() }).optional(),
 });
 
+// `tools` is checked record by record (below): a parsed record of records would be a plain object,
+// which silently drops a tool named `__proto__`.
 const fileSchema = z.object({
   version: z.literal(FILE_VERSION),
   server: z.string(),
-  tools: z.record(z.string(), recordSchema),
+  tools: z.custom<Record<string, unknown>>((v) => v !== null && typeof v === "object" && !Array.isArray(v), "expected a map of tool names"),
 });
 
 export type ToolRecord = z.output<typeof recordSchema>;
@@ -220,7 +222,16 @@ function parseFile(server: string, readText: () => string): ServerRecords | Unre
     return { server, unreadable: issue ? `${issue.path.join(".") || "file"}: ${issue.message}` : "unexpected content" };
   }
   if (parsed.data.server !== server) return { server, unreadable: `it holds the definitions of server "${parsed.data.server}"` };
-  return { server, tools: bare(parsed.data.tools) };
+  const tools = Object.create(null) as Record<string, ToolRecord>;
+  for (const [wire, value] of Object.entries(parsed.data.tools)) {
+    const rec = recordSchema.safeParse(value);
+    if (!rec.success) {
+      const issue = rec.error.issues[0];
+      return { server, unreadable: `tools.${wire}${issue?.path.length ? `.${issue.path.join(".")}` : ""}: ${issue?.message ?? "unexpected content"}` };
+    }
+    tools[wire] = rec.data;
+  }
+  return { server, tools };
 }
 
 /** A copy without a prototype, so a tool named `__proto__` or `constructor` is an ordinary key. */
