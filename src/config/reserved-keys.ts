@@ -47,7 +47,14 @@ export function bareMaps(config: Config): Config {
       ...(s.env ? { env: bareRecord(s.env) } : {}),
       ...(s.headers ? { headers: bareRecord(s.headers) } : {}),
       ...(s.tool_use_when ? { tool_use_when: bareRecord(s.tool_use_when) } : {}),
+      ...(s.effects ? { effects: bareRecord(s.effects) } : {}),
     };
   }
-  return { ...config, servers, groups: bareRecord(config.groups), agents: bareRecord(config.agents) };
+  return {
+    ...config,
+    servers,
+    groups: bareRecord(config.groups),
+    agents: bareRecord(config.agents),
+    ...(config.effects ? { effects: bareRecord(config.effects) } : {}),
+  };
 }

@@ -4,6 +4,7 @@
 // a precise path too.
 import { z } from "zod";
 import { parseBytes, parseDuration } from "../util/units.js";
+import { effectsSchema, guardIssues, makePolicySchema } from "./policy.js";
 
 export const RESERVED_SERVER_NAME = "mcphub";
 export const MAX_USE_WHEN = 8;
@@ -160,6 +161,11 @@ export const serverSchema = z
     connection: z.enum(["shared", "per-session"], { message: 'connection must be "shared" or "per-session"' }).optional(),
     roots: z.array(z.string()).optional(),
     oauth: oauthSchema.optional(),
+    // Guardrails (docs/guardrails.md): effect overrides by tool name ("*" = every tool), pinned
+    // definitions (default on), and whether tools never seen before need an approval first.
+    effects: effectsSchema.optional(),
+    pin_definitions: z.boolean().optional(),
+    quarantine: z.boolean().optional(),
   })
   .superRefine((s, ctx) => {
     const remote = s.url !== undefined;
@@ -224,6 +230,8 @@ function oauthProblems(o: z.output<typeof oauthSchema>, headers: Record<string, 
   if (o.client_secret !== undefined && o.client_id === undefined) at("client_secret", "client_secret needs client_id");
   if (o.issuer !== undefined && o.client_id === undefined) at("issuer", "issuer binds a pre-registered client_id; set client_id too");
 }
+/** Guardrails per agent and as every agent's default (src/config/policy.ts). */
+export const policySchema = makePolicySchema(durationSchema);
 
 export const agentSchema = z.strictObject({
   type: z
@@ -238,6 +246,7 @@ export const agentSchema = z.strictObject({
   tools: z.array(z.string()).optional(),
   pin: z.array(z.string()).optional(),
   tool_schema_budget: byteSizeSchema.optional(),
+  policy: policySchema.optional(),
 });
 
 /**
@@ -285,6 +294,10 @@ export const configSchema = z
     idle_timeout: durationSchema.default(DEFAULT_SERVER_IDLE_TIMEOUT_MS),
     discovery_wait: durationSchema.default(DEFAULT_DISCOVERY_WAIT_MS),
     search: searchSchema.optional(),
+    // Guardrails: every agent's default policy, effect overrides by server__tool, quarantine.
+    policy: policySchema.optional(),
+    effects: effectsSchema.optional(),
+    quarantine: z.boolean().default(false),
   })
   .superRefine((c, ctx) => {
     const servers = new Set(Object.keys(c.servers));
@@ -359,6 +372,7 @@ export const configSchema = z
         }
       }
     }
+    for (const issue of guardIssues(c, (name) => unknownServer(name, servers))) ctx.addIssue({ code: "custom", ...issue });
   });
 
 export type ServerConfig = z.output<typeof serverSchema>;

@@ -1,7 +1,8 @@
 // The one result path. Mounted calls, call_tool and detached calls all come through invokeTool():
-// validate arguments, call the downstream through the supervisor, record telemetry, and finalise
-// the result (pass it through when it fits the response budget, else store it and return a
-// receipt). Nothing here talks to a transport directly.
+// check the guardrails (the agent's policy, the tool's pinned definition), validate arguments, ask
+// the user when the policy says so, call the downstream through the supervisor, record telemetry,
+// and finalise the result (pass it through when it fits the response budget, else store it and
+// return a receipt). Nothing here talks to a transport directly.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { CatalogEntry, JsonObject } from "../catalog/types.js";
 import { NeedsAuthError, OutcomeUnknownError, NotConnectedError } from "../downstream/types.js";
@@ -12,6 +13,7 @@ import type { StoredMeta, StreamedPayload } from "../vault/results.js";
 import { errorText } from "../util/errors.js";
 import type { Hub } from "./hub.js";
 import type { Caller } from "./passthrough/router.js";
+import type { Gate } from "./guard/guard.js";
 import { advertisedName } from "./management.js";
 import { buildReceipt, jsonBytes, receiptBudget } from "./receipts.js";
 import { checkArguments } from "./validate-args.js";
@@ -27,13 +29,59 @@ export interface InvokeOptions {
   onProgress?: (p: { progress: number; total?: number; message?: string }) => void;
   /** The upstream session the call is made for: server→client requests it causes go there. */
   caller?: Caller;
+  /** The user already confirmed this call (a detached call confirms before it starts). */
+  confirmed?: boolean;
+}
+
+/** A call that never reached the downstream; `document` tells the model why and what to do. */
+export class NotSentError extends Error {
+  constructor(
+    readonly document: JsonObject,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 /** A call that never reached the downstream because its arguments were wrong. */
-export class InvalidArgumentsError extends Error {
-  constructor(readonly document: JsonObject) {
-    super("invalid arguments");
+export class InvalidArgumentsError extends NotSentError {
+  constructor(document: JsonObject) {
+    super(document, "invalid arguments");
   }
+}
+
+/** A call the guardrails refused (policy, pinned definition) or the user declined. */
+export class RefusedError extends NotSentError {
+  constructor(document: JsonObject) {
+    super(document, "refused");
+  }
+}
+
+/**
+ * The guardrails' check before a call: this agent's policy and the tool's pinned definition. A
+ * refusal is recorded (telemetry counts it as a failed call with the reason as its class) and
+ * thrown as a RefusedError.
+ */
+export function guardCheck(hub: Hub, view: AgentView, entry: CatalogEntry, via: Via, argsBytes: number): Extract<Gate, { ok: true }> {
+  const gate = hub.guard.check(view.agent, entry, via);
+  if (gate.ok) return gate;
+  record(hub, view, entry, via, 0, false, argsBytes, 0, 0, gate.refusal.reason);
+  throw new RefusedError(gate.refusal.document);
+}
+
+/** Asks the user when the policy says so; a refusal or decline is recorded and thrown. */
+export async function guardConfirm(
+  hub: Hub,
+  view: AgentView,
+  entry: CatalogEntry,
+  gate: Extract<Gate, { ok: true }>,
+  args: Record<string, unknown>,
+  opts: { via: Via; caller?: Caller | undefined; signal?: AbortSignal | undefined },
+): Promise<void> {
+  const refusal = await hub.guard.confirm(view.agent, entry, gate, args, opts);
+  if (!refusal) return;
+  record(hub, view, entry, opts.via, 0, false, jsonBytes(args), 0, 0, refusal.reason);
+  throw new RefusedError(refusal.document);
 }
 
 export function effectiveTimeout(hub: Hub, requested?: number): number {
@@ -65,6 +113,8 @@ export async function invokeTool(
 ): Promise<CallToolResult> {
   const args = (rawArgs ?? {}) as Record<string, unknown>;
   const argsBytes = jsonBytes(args);
+  // Refused calls are refused whatever their arguments: the policy and the definition come first.
+  const gate = guardCheck(hub, view, entry, opts.via, argsBytes);
   const problems = checkArguments(entry.inputSchema, args);
   if (problems) {
     const doc: JsonObject = {
@@ -77,6 +127,8 @@ export async function invokeTool(
     record(hub, view, entry, opts.via, 0, false, argsBytes, 0, 0, "invalid_arguments");
     throw new InvalidArgumentsError(doc);
   }
+  // Only a valid call is put to the user; the time they take is not the call's duration.
+  if (!opts.confirmed) await guardConfirm(hub, view, entry, gate, args, { via: opts.via, caller: opts.caller, signal: opts.signal });
   const started = performance.now();
   let result: CallToolResult;
   try {

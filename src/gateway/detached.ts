@@ -6,7 +6,8 @@ import { randomBytes } from "node:crypto";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { CatalogEntry, JsonObject } from "../catalog/types.js";
 import type { DetachedRecord } from "../vault/detached.js";
-import { effectiveTimeout, InvalidArgumentsError, invokeTool } from "./call.js";
+import { effectiveTimeout, guardCheck, guardConfirm, invokeTool, NotSentError } from "./call.js";
+import { jsonBytes } from "./receipts.js";
 import { errorText } from "../util/errors.js";
 import type { Hub } from "./hub.js";
 import type { Caller } from "./passthrough/router.js";
@@ -62,10 +63,19 @@ export class DetachedRegistry {
 
   /**
    * `caller` is the session that starts the call: server→client requests the call causes go to
-   * it while it lives (the starting request itself is over by then, so none is named).
+   * it while it lives (the starting request itself is over by then, so none is named). The
+   * guardrails run before anything starts: a refused call throws RefusedError, and a call the
+   * policy wants confirmed is put to the user on `caller`'s session now, while the request that
+   * starts it is still open (`signal` is that request's).
    */
-  async start(view: AgentView, entry: CatalogEntry, args: unknown, timeoutMs?: number, caller?: Caller): Promise<JsonObject> {
-    const refusal = detachedRefusal([...this.running.values()].map((r) => r.owner), view.owner);
+  async start(view: AgentView, entry: CatalogEntry, args: Record<string, unknown>, timeoutMs?: number, caller?: Caller, signal?: AbortSignal): Promise<JsonObject> {
+    const busy = () => detachedRefusal([...this.running.values()].map((r) => r.owner), view.owner);
+    const early = busy();
+    if (early) throw new DetachedError(early);
+    const gate = guardCheck(this.hub, view, entry, "detach", jsonBytes(args));
+    await guardConfirm(this.hub, view, entry, gate, args, { via: "detach", caller, signal });
+    // The user may have taken a while: the limits are checked again for what runs now.
+    const refusal = busy();
     if (refusal) throw new DetachedError(refusal);
     const callId = randomBytes(16).toString("hex");
     const timeout = effectiveTimeout(this.hub, timeoutMs);
@@ -90,13 +100,14 @@ export class DetachedRegistry {
     try {
       const result = await invokeTool(this.hub, view, run.entry, args, {
         via: "detach",
+        confirmed: true, // start() asked the user already
         timeoutMs: timeout,
         signal: run.controller.signal,
         ...(caller ? { caller } : {}),
       });
       outcome = { state: "done", entry: run.entry, owner: run.owner, started: run.started, finished: Date.now(), result };
     } catch (err) {
-      const error = err instanceof InvalidArgumentsError ? JSON.stringify(err.document) : errorText(err);
+      const error = err instanceof NotSentError ? JSON.stringify(err.document) : errorText(err);
       outcome = { state: "failed", entry: run.entry, owner: run.owner, started: run.started, finished: Date.now(), error };
     }
     this.running.delete(callId);

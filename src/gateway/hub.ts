@@ -25,6 +25,7 @@ import { VaultSecretResolver } from "../vault/resolver.js";
 import { errorText } from "../util/errors.js";
 import { VERSION } from "../version.js";
 import { DetachedRegistry } from "./detached.js";
+import { Guard } from "./guard/guard.js";
 import type { Logger } from "./log.js";
 import { Passthrough } from "./passthrough/router.js";
 import { Scope } from "./policy/scope.js";
@@ -66,6 +67,8 @@ export class Hub {
   readonly semantic: SemanticSearch | undefined;
   /** Routes server→client requests and notifications between downstreams and upstream sessions. */
   readonly passthrough: Passthrough;
+  /** Effect classes, agent policies, confirmation and pinned definitions (docs/guardrails.md). */
+  readonly guard: Guard;
   private readonly views = new Map<string, AgentView>();
   /** Supervisor generation last applied to the catalogue, per server (avoids re-indexing twice). */
   private readonly applied = new Map<string, number>();
@@ -131,6 +134,9 @@ export class Hub {
       const semantic = this.semantic;
       this.catalog.onChange((server) => semantic.updateServer(server, this.catalog.hasServer(server) ? this.catalog.entriesOf(server) : undefined));
     }
+    // Before the cached listings are loaded, so their definitions are pinned at first sight too.
+    this.guard = new Guard({ config: () => this.config, catalog: this.catalog, dataDir: opts.dataDir, telemetry: () => this.telemetry, log: opts.log });
+    this.guard.watch();
     // Cached listings before anything answers (and after every catalogue listener is in place),
     // so every discovery surface works before any downstream runs.
     this.cache.prune(new Set(Object.keys(config.servers)));
@@ -233,7 +239,7 @@ export class Hub {
     const key = agent ?? "";
     let v = this.views.get(key);
     if (!v) {
-      v = new AgentView(this.config, this.catalog, agent);
+      v = new AgentView(this.config, this.catalog, agent, this.guard);
       this.views.set(key, v);
     }
     return v;
@@ -342,6 +348,8 @@ export class Hub {
     }
     if (this.started) this.admitAndStart(startable.filter((name) => this.supervisor.snapshot(name) === undefined || !wasStartable.has(name) || diff.restarted.includes(name)));
     this.views.clear();
+    // Pinning, quarantine, effects or policies may have changed: record and re-derive.
+    this.guard.observeAll();
     const summary: ReloadSummary = { ...diff, ...settingChanges(prev, next) };
     for (const l of [...this.reloadListeners]) {
       try {
@@ -375,6 +383,7 @@ export class Hub {
     if (this.closed) return;
     this.closed = true;
     this.passthrough.close();
+    this.guard.close();
     this.detached.cancelAll();
     await this.supervisor.close();
     this.auth.close();

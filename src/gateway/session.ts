@@ -26,7 +26,7 @@ import { splitNamespaced } from "../catalog/names.js";
 import { isNamespaced } from "../config/schema.js";
 import { canonicalJson } from "../util/canonical-json.js";
 import { VERSION } from "../version.js";
-import { downstreamFailure, InvalidArgumentsError, invokeTool } from "./call.js";
+import { downstreamFailure, InvalidArgumentsError, invokeTool, NotSentError } from "./call.js";
 import { routeCallsDirectly, type CallHandler } from "./direct-calls.js";
 import { errorText } from "../util/errors.js";
 import type { Hub } from "./hub.js";
@@ -228,6 +228,7 @@ export function createSession(hub: Hub, initialView: AgentView): Session {
   };
   const offCatalog = hub.catalog.onChange(schedule);
   const offSupervisor = hub.supervisor.onChange(schedule);
+  const offGuard = hub.guard.onChange(schedule);
   const offReload = hub.onReload(() => {
     try {
       view = hub.view(view.agent);
@@ -242,6 +243,7 @@ export function createSession(hub: Hub, initialView: AgentView): Session {
     disposed = true;
     offCatalog();
     offSupervisor();
+    offGuard();
     offReload();
     pass.detach(peer);
   };
@@ -333,7 +335,8 @@ async function callMounted(ctx: ToolContext, name: string, args: unknown): Promi
       ...(ctx.onProgress ? { onProgress: ctx.onProgress } : {}),
     });
   } catch (err) {
-    if (err instanceof InvalidArgumentsError) return { ...jsonResult(err.document), isError: true };
+    // Invalid arguments, a guardrail refusal, a declined confirmation: nothing was sent.
+    if (err instanceof NotSentError) return { ...jsonResult(err.document), isError: true };
     // The client must see this one as the protocol error it is: its data lists the URLs to open.
     if (err instanceof McpError && err.code === ErrorCode.UrlElicitationRequired) throw toWire(err);
     return { content: [{ type: "text", text: downstreamFailure(entry.namespaced, err) }], isError: true };

@@ -8,6 +8,7 @@ import { capabilitySummary } from "../catalog/search/summary.js";
 import type { CatalogEntry } from "../catalog/types.js";
 import { isNamespaced, type Config } from "../config/schema.js";
 import { canonicalJson } from "../util/canonical-json.js";
+import type { Guard } from "./guard/guard.js";
 import { managementDefinitions, managementToolFor, type ManagementNaming, type ManagementTool, advertisedName } from "./management.js";
 import { planMounts, type MountPlan } from "./policy/mounts.js";
 import { selectAdvertised, type BudgetReport } from "./policy/advertise.js";
@@ -33,7 +34,7 @@ export class AgentView {
   /** The bounded capability summary of the agent's servers (from config: fixed for the process). */
   readonly capabilities: string;
   private cache:
-    | { generation: number; entries: CatalogEntry[]; revision?: string; ad?: Advertisement; mounts?: MountPlan<CatalogEntry> }
+    | { generation: number; guard: number; entries: CatalogEntry[]; revision?: string; ad?: Advertisement; mounts?: MountPlan<CatalogEntry> }
     | undefined;
 
   constructor(
@@ -41,6 +42,8 @@ export class AgentView {
     private readonly catalog: Catalog,
     /** The agent name, or undefined for an unscoped gateway. */
     readonly agent: string | undefined,
+    /** Guardrails: a changed tool is listed as approved, one awaiting approval not at all. */
+    readonly guard: Guard,
   ) {
     this.scope = new Scope(config, agent);
     this.pins = effectivePins(config, agent);
@@ -85,14 +88,14 @@ export class AgentView {
     const c = this.fresh();
     if (!c.ad) {
       const selected = selectAdvertised({
-        entries: c.entries,
+        entries: c.entries.filter((e) => this.guard.listable(e)).map((e) => this.guard.present(e)),
         expose: this.config.expose,
         pins: this.pins,
         planOf: (server) => this.catalog.planOf(server),
         resultsUnchanged: receiptBudget(this.config) === undefined,
         bareName: (e) => {
           const m = this.toolMounts().byPublished.get(e.wire);
-          return m !== undefined && m.item === e ? e.wire : undefined;
+          return m !== undefined && m.item.namespaced === e.namespaced ? e.wire : undefined;
         },
         ...(this.budget !== undefined ? { budget: this.budget } : {}),
       });
@@ -141,9 +144,10 @@ export class AgentView {
   }
 
   private fresh() {
-    if (!this.cache || this.cache.generation !== this.catalog.generation) {
+    if (!this.cache || this.cache.generation !== this.catalog.generation || this.cache.guard !== this.guard.generation) {
       this.cache = {
         generation: this.catalog.generation,
+        guard: this.guard.generation,
         entries: this.catalog.entries().filter((e) => this.allows(e)),
       };
     }

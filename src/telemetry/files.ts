@@ -1,6 +1,7 @@
 // Where telemetry lives on disk: one append-only NDJSON file per UTC day,
-// `<dataDir>/telemetry/calls-YYYY-MM-DD.ndjson`. A record goes to the file of the day of its own
-// `ts`, so a file name bounds the timestamps inside it and a time window selects files by name.
+// `<dataDir>/telemetry/calls-YYYY-MM-DD.ndjson`, and beside it the guardrails' audit records in
+// `audit-YYYY-MM-DD.ndjson`. A record goes to the file of the day of its own `ts`, so a file name
+// bounds the timestamps inside it and a time window selects files by name.
 import { mkdirSync, chmodSync } from "node:fs";
 import { readdir, unlink } from "node:fs/promises";
 import { join } from "node:path";
@@ -8,7 +9,10 @@ import { join } from "node:path";
 export const DAY_MS = 86_400_000;
 export const DEFAULT_RETENTION_DAYS = 30;
 
-const FILE_RE = /^calls-(\d{4})-(\d{2})-(\d{2})\.ndjson$/;
+const FILE_RE = /^(calls|audit)-(\d{4})-(\d{2})-(\d{2})\.ndjson$/;
+
+/** Call records (`stats`) or the guardrails' audit records (refusals, confirmations, approvals). */
+export type DayFileKind = "calls" | "audit";
 
 export function telemetryDir(dataDir: string): string {
   return join(dataDir, "telemetry");
@@ -25,12 +29,17 @@ export function dayFileName(ts: number): string {
   return cachedDay.name;
 }
 
-/** Start of the UTC day a file covers, or undefined for a file that is not a day file. */
-export function dayStartOfFile(name: string): number | undefined {
+/** `audit-2026-11-30.ndjson` for any ts on that UTC day. */
+export function auditFileName(ts: number): string {
+  return `audit${dayFileName(ts).slice("calls".length)}`;
+}
+
+/** Start of the UTC day a file of this kind covers, or undefined for any other file. */
+export function dayStartOfFile(name: string, kind: DayFileKind = "calls"): number | undefined {
   const m = FILE_RE.exec(name);
-  if (!m) return undefined;
-  const start = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
-  return Number.isFinite(start) && dayFileName(start) === name ? start : undefined;
+  if (!m || m[1] !== kind) return undefined;
+  const start = Date.UTC(Number(m[2]), Number(m[3]) - 1, Number(m[4]));
+  return Number.isFinite(start) && (kind === "calls" ? dayFileName(start) : auditFileName(start)) === name ? start : undefined;
 }
 
 /** Creates the data dir and telemetry dir (0700), tightening the telemetry dir if it exists. */
@@ -51,7 +60,7 @@ export interface DayFile {
  * Day files that may hold records with ts >= cutoff (all of them without a cutoff), oldest first.
  * A missing telemetry dir means no calls were recorded yet: an empty list, not an error.
  */
-export async function dayFiles(dataDir: string, cutoff?: number): Promise<DayFile[]> {
+export async function dayFiles(dataDir: string, cutoff?: number, kind: DayFileKind = "calls"): Promise<DayFile[]> {
   const dir = telemetryDir(dataDir);
   let names: string[];
   try {
@@ -62,7 +71,7 @@ export async function dayFiles(dataDir: string, cutoff?: number): Promise<DayFil
   }
   const files: DayFile[] = [];
   for (const name of names) {
-    const dayStart = dayStartOfFile(name);
+    const dayStart = dayStartOfFile(name, kind);
     if (dayStart === undefined) continue;
     if (cutoff !== undefined && dayStart + DAY_MS <= cutoff) continue;
     files.push({ path: join(dir, name), name, dayStart });
@@ -82,7 +91,7 @@ export async function pruneTelemetry(
   const retentionDays = opts.retentionDays ?? DEFAULT_RETENTION_DAYS;
   const cutoff = (opts.now ?? Date.now()) - retentionDays * DAY_MS;
   const removed: string[] = [];
-  const all = await dayFiles(dataDir);
+  const all = [...(await dayFiles(dataDir)), ...(await dayFiles(dataDir, undefined, "audit"))];
   for (const f of all) {
     if (f.dayStart + DAY_MS > cutoff) continue;
     try {

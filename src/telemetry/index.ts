@@ -1,6 +1,7 @@
 // Telemetry: append-only per-day NDJSON call records, and the aggregates read from them.
 export { callRecord, encodeRecord, normalizeErrorClass, ERROR_CLASS_RE, type CallRecord, type CallVia } from "./record.js";
 export { Telemetry, type TelemetryOptions } from "./writer.js";
+export { AUDIT_EVENTS, encodeAudit, queryAudit, type AuditEvent, type AuditQuery, type AuditRecord, type AuditReport } from "./audit.js";
 export {
   queryStats,
   topTools,

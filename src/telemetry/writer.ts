@@ -6,7 +6,8 @@
 // Telemetry is best effort: nothing here ever throws into a proxied call; failures are counted.
 import { open, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
-import { dayFileName, ensureTelemetryDir, pruneTelemetry, DEFAULT_RETENTION_DAYS } from "./files.js";
+import { encodeAudit, type AuditRecord } from "./audit.js";
+import { auditFileName, dayFileName, ensureTelemetryDir, pruneTelemetry, DEFAULT_RETENTION_DAYS } from "./files.js";
 import { encodeRecord, type CallRecord } from "./record.js";
 
 /** Upper bound for one write(): complete lines only, far below sizes where writes get split. */
@@ -59,13 +60,29 @@ export class Telemetry {
   }
 
   record(r: CallRecord): void {
+    this.enqueue(() => {
+      const ts = Number.isFinite(r.ts) && r.ts > 0 ? r.ts : Date.now();
+      return { file: dayFileName(ts), line: encodeRecord({ ...r, ts }) };
+    });
+  }
+
+  /** An audit record of the guardrails (same queue and guarantees, its own day file). */
+  audit(r: AuditRecord): void {
+    this.enqueue(() => {
+      const ts = Number.isFinite(r.ts) && r.ts > 0 ? r.ts : Date.now();
+      const line = encodeAudit({ ...r, ts });
+      if (line === undefined) throw new Error("not an audit record");
+      return { file: auditFileName(ts), line };
+    });
+  }
+
+  private enqueue(encode: () => Pending): void {
     if (this.closed || this.queue.length >= MAX_QUEUED) {
       this.droppedCount++;
       return;
     }
     try {
-      const ts = Number.isFinite(r.ts) && r.ts > 0 ? r.ts : Date.now();
-      this.queue.push({ file: dayFileName(ts), line: encodeRecord({ ...r, ts }) });
+      this.queue.push(encode());
     } catch {
       this.droppedCount++;
       return;

@@ -1,6 +1,6 @@
 // Compaction of a ranked match into the bounded JSON that search and resolve return
 // (reference §3.5). Every cut, including dropping an empty list item, sets metadata_truncated.
-import type { JsonObject } from "../types.js";
+import type { CatalogEntry, JsonObject } from "../types.js";
 import type { RankedMatch } from "./index.js";
 import { clipUtf8, collapseWhitespace, utf8Bytes } from "../../util/text.js";
 
@@ -49,9 +49,17 @@ export function compactList(list: readonly string[], bounds: { items: number; by
   return { items: out, cut };
 }
 
+/**
+ * How the gateway shows an entry to the agent asking: possibly another version of it (a tool whose
+ * definition changed since it was approved is shown as approved) and fields of its own appended
+ * to the match (effect class, why the agent cannot call it).
+ */
+export type Presenter = (entry: CatalogEntry) => { entry: CatalogEntry; fields?: JsonObject };
+
 /** The compact form of one match; fields in contract order, empty/zero values left out. */
-export function compactMatch(match: RankedMatch, opts: { withScore: boolean }): JsonObject {
-  const e = match.entry;
+export function compactMatch(match: RankedMatch, opts: { withScore: boolean; present?: Presenter | undefined }): JsonObject {
+  const shown = opts.present?.(match.entry);
+  const e = shown?.entry ?? match.entry;
   let cut = false;
   const title = compactText(e.title, BOUNDS.title);
   const description = compactText(e.description, BOUNDS.description);
@@ -72,6 +80,7 @@ export function compactMatch(match: RankedMatch, opts: { withScore: boolean }): 
   if (opts.withScore && match.score !== 0) out["score"] = match.score;
   if (matched.items.length > 0) out["matched_terms"] = matched.items;
   if (cut) out["metadata_truncated"] = true;
+  if (shown?.fields) Object.assign(out, shown.fields);
   return out;
 }
 
@@ -82,7 +91,7 @@ export function compactMatch(match: RankedMatch, opts: { withScore: boolean }): 
 export function boundedMatches(
   matches: readonly RankedMatch[],
   maxHits: number,
-  opts: { withScore: boolean },
+  opts: { withScore: boolean; present?: Presenter | undefined },
 ): { items: JsonObject[]; byteLimited: boolean } {
   const items: JsonObject[] = [];
   let total = 2;

@@ -4,7 +4,7 @@
 // byte limit (with reason code `query_truncated`), never refused and never echoed whole.
 import type { CatalogEntry, JsonObject, JsonValue } from "../types.js";
 import { assessRoute, contentCoverage, WEAK_SCORE, COVERAGE, type ReasonCode } from "./assess.js";
-import { BOUNDS, boundedMatches, compactMatch } from "./compact.js";
+import { BOUNDS, boundedMatches, compactMatch, type Presenter } from "./compact.js";
 import type { RankedMatch, Ranking } from "./index.js";
 import { argumentTemplate } from "./template.js";
 import { clipUtf8, truncateUtf8, utf8Bytes } from "../../util/text.js";
@@ -28,6 +28,8 @@ export interface ResponseContext {
   pendingServers?: number;
   /** The compact capability summary of the in-scope servers, shown when the best match is weak. */
   capabilities?: string;
+  /** How each match is shown to the agent asking (see compact.ts); ranking is not affected. */
+  present?: Presenter;
 }
 
 export const CONTRACT_VERSION = 1;
@@ -152,7 +154,7 @@ export function buildSearchResponse(
     count = ranked.length;
     weak = queries.every((q) => weakTop(index.rank(q, { limit: 1, explain: true, ...opts }).matches[0]));
   }
-  const { items, byteLimited } = boundedMatches(ranked, maxHits, { withScore: true });
+  const { items, byteLimited } = boundedMatches(ranked, maxHits, { withScore: true, present: ctx.present });
   const out: JsonObject = { contract_version: CONTRACT_VERSION, catalog_revision: ctx.revision };
   if (args.query !== undefined && (args.queries === undefined || args.queries.length === 0)) out["query"] = queries[0] ?? "";
   out["count"] = count;
@@ -219,8 +221,9 @@ export function buildResolveResponse(index: Ranker, args: { query: string; max_h
       assessment = { ...assessment, status: "ambiguous", confidence: "low", reasonCodes: reasons };
     }
   }
-  const compactTop = compactMatch(top, { withScore: true });
-  const template = argumentTemplate(top.entry.inputSchema);
+  const shownTop = ctx.present?.(top.entry);
+  const compactTop = compactMatch(top, { withScore: true, present: ctx.present });
+  const template = argumentTemplate((shownTop?.entry ?? top.entry).inputSchema);
   const recommendation: JsonObject = {
     server: top.entry.server,
     tool: top.entry.tool,
@@ -236,9 +239,10 @@ export function buildResolveResponse(index: Ranker, args: { query: string; max_h
     required_fields: template.required_fields,
     argument_template: template.argument_template,
     argument_template_truncated: template.truncated,
+    ...shownTop?.fields,
   };
   const rest = matches.slice(1, maxHits + 2);
-  const { items: alternatives, byteLimited } = boundedMatches(rest, maxHits, { withScore: true });
+  const { items: alternatives, byteLimited } = boundedMatches(rest, maxHits, { withScore: true, present: ctx.present });
   const ambiguous = assessment.status === "ambiguous";
   const weak = assessment.reasonCodes.includes("weak_coverage");
   const hint = weak ? HINTS.weak : ambiguous ? HINTS.ambiguous : template.truncated ? HINTS.templateBounded(top.entry.namespaced) : HINTS.ready;

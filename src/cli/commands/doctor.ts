@@ -8,6 +8,7 @@ import { probeServer } from "../../downstream/probe.js";
 import { findCommand } from "../../downstream/spawn-plan.js";
 import { probeEmbeddings } from "../../catalog/embeddings/probe.js";
 import { formatBytes } from "../../util/units.js";
+import { pendingApprovals } from "../../guard/approve.js";
 import { planSync } from "../../harness/index.js";
 import { openKeyring } from "../../vault/keys.js";
 import { VaultSecretResolver } from "../../vault/resolver.js";
@@ -91,6 +92,7 @@ export function registerDoctor(program: Command, io: CliIO): void {
         import("../../auth/status.js"),
         import("../../vault/oauth.js"),
       ]);
+      checks.push(...definitionChecks(data, config, opts.server));
       try {
         const ring = await openKeyring(data);
         checks.push({ name: "vault", ok: true, detail: `key from ${ring.status.source}: ${ring.status.detail}`, ...(ring.status.warning ? { warning: ring.status.warning } : {}) });
@@ -179,6 +181,31 @@ export function registerDoctor(program: Command, io: CliIO): void {
       );
       if (failed.length) throw new CliError(`doctor found ${failed.length} problem${failed.length > 1 ? "s" : ""}: ${failed.map((f) => f.name).join(", ")}`);
     });
+}
+
+/**
+ * Pinned tool definitions that wait for an operator: one failed check per server with tools whose
+ * definition changed since approved (what changed, and the approve command), awaiting a first
+ * approval, or a definitions file that cannot be read; one passing line when nothing waits.
+ */
+function definitionChecks(dataDir: string, config: Config, only: string | undefined): Check[] {
+  const { pending, unreadable } = pendingApprovals(dataDir, config, only);
+  const checks: Check[] = [];
+  for (const u of unreadable) checks.push({ name: `definitions:${u.server}`, ok: false, detail: `${u.file} cannot be read (${u.problem}); its tools are refused until it is fixed or deleted` });
+  const servers = [...new Set(pending.map((p) => p.server))];
+  for (const server of servers) {
+    const mine = pending.filter((p) => p.server === server);
+    const changed = mine.filter((p) => p.state === "changed");
+    const awaiting = mine.filter((p) => p.state === "awaiting_approval");
+    const parts = [
+      ...changed.map((p) => `${p.namespaced} changed since approved (${p.changes.join("; ")})`),
+      ...(awaiting.length ? [`${awaiting.length} tool${awaiting.length > 1 ? "s" : ""} await${awaiting.length > 1 ? "" : "s"} a first approval (${awaiting.map((p) => p.namespaced).join(", ")})`] : []),
+    ];
+    const approve = mine.length === 1 ? `mcphub approve ${mine[0]?.namespaced}` : `mcphub approve ${server}`;
+    checks.push({ name: `definitions:${server}`, ok: false, detail: `${parts.join("; ")}; calls are refused until an operator reviews and runs \`${approve}\`` });
+  }
+  if (checks.length === 0) checks.push({ name: "definitions", ok: true, detail: "every recorded tool definition is approved" });
+  return checks;
 }
 
 function selectServers(config: Config, only: string | undefined): [string, ServerConfig][] {

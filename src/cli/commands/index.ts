@@ -24,6 +24,7 @@ export const COMMAND_MODULES: CommandModule[] = [
   { names: ["token"], load: async () => (await import("./token.js")).registerToken },
   { names: ["auth"], load: async () => (await import("./auth.js")).registerAuth },
   { names: ["open"], load: async () => (await import("./open.js")).registerOpen },
+  { names: ["approve"], load: async () => (await import("./approve.js")).registerApprove },
 ];
 
 /** Global options that take a value, so the command name can be found after them. */

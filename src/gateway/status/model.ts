@@ -62,6 +62,16 @@ export interface StatusServer {
   server_version?: string;
   last_call?: string;
   metrics: Metrics;
+  /**
+   * Tools that cannot be called until an operator approves them (docs/guardrails.md): changed
+   * since approved (with what changed; both descriptions for the operator), awaiting a first
+   * approval, or a definitions file that cannot be read.
+   */
+  definitions?: {
+    changed: { tool: string; changes: string[]; description?: { before: string; after: string } }[];
+    awaiting_approval: string[];
+    unreadable?: string;
+  };
 }
 
 export interface StatusAgent {
@@ -123,6 +133,8 @@ export async function buildStatus(src: StatusSources, viewer: Viewer): Promise<S
     const last = src.timeline.lastError(name);
     const stderr = operator ? lastLine(st.stderrTail) : undefined;
     const failing = src.timeline.failingSince(name);
+    const plan = hub.catalog.planOf(name);
+    const report = hub.guard.report(name, hub.catalog.entriesOf(name).filter((e) => !scope || scope.allowsTool(e.server, e.tool, e.wire, plan)));
     servers.push({
       name,
       enabled: st.enabled,
@@ -141,6 +153,16 @@ export async function buildStatus(src: StatusSources, viewer: Viewer): Promise<S
       ...(st.serverVersion ? { server_version: `${st.serverVersion.name} ${st.serverVersion.version}` } : {}),
       ...(r.lastCall !== undefined ? { last_call: iso(r.lastCall) } : {}),
       metrics: metrics(r, windowMin),
+      ...(report
+        ? {
+            definitions: {
+              // The new description is the attacker's text: only the operator sees it.
+              changed: report.changed.map((c) => ({ tool: c.namespaced, changes: c.changes, ...(operator && c.description ? { description: c.description } : {}) })),
+              awaiting_approval: report.awaiting_approval,
+              ...(operator && report.unreadable ? { unreadable: report.unreadable } : {}),
+            },
+          }
+        : {}),
     });
   }
 

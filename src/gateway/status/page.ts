@@ -174,8 +174,21 @@ const SCRIPT = `
         }
       }
       var idle = s.last_call ? "last call " + ago(s.last_call) + " ago" : "no calls this hour";
+      var defs = null;
+      if (s.definitions) {
+        defs = h("div", { "data-definitions": "" },
+          s.definitions.changed.map(function (c) {
+            return h("div", { cls: "err" }, c.tool + " changed since approved (" + c.changes.join("; ") + "); calls refused until: ",
+              h("code", { text: "mcphub approve " + c.tool }),
+              c.description ? h("div", { cls: "muted", text: "before: " + c.description.before }) : null,
+              c.description ? h("div", { cls: "muted", text: "after: " + c.description.after }) : null);
+          }),
+          s.definitions.awaiting_approval.length ? h("div", { cls: "err" }, s.definitions.awaiting_approval.length + " tool(s) await a first approval: " + s.definitions.awaiting_approval.join(", ") + "; ",
+            h("code", { text: "mcphub approve " + s.name })) : null,
+          s.definitions.unreadable ? h("div", { cls: "err", text: "definitions file unreadable: " + s.definitions.unreadable }) : null);
+      }
       return h("tr", { "data-server": s.name, "data-state": s.state },
-        h("th", { scope: "row" }, h("div", { text: s.name }), s.description ? h("div", { cls: "muted", text: s.description }) : null),
+        h("th", { scope: "row" }, h("div", { text: s.name }), s.description ? h("div", { cls: "muted", text: s.description }) : null, defs),
         h("td", {}, h("span", { cls: "badge s-" + st[1], "data-state-label": "", text: st[0] }),
           h("div", { cls: "muted", text: s.failing_since ? "failing for " + ago(s.failing_since) + ", retrying" : (s.state === "ready" ? "up " : "for ") + ago(s.since) }), err),
         h("td", {}, h("div", { text: s.transport }), s.server_version ? h("div", { cls: "muted", text: s.server_version }) : null),

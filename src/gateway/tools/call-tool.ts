@@ -3,7 +3,8 @@
 // path, or start a detached call.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { downstreamFailure, InvalidArgumentsError, invokeTool } from "../call.js";
+import { downstreamFailure, guardCheck, invokeTool, NotSentError } from "../call.js";
+import { jsonBytes } from "../receipts.js";
 import { DetachedError } from "../detached.js";
 import { errorText } from "../../util/errors.js";
 import { checkArguments } from "../validate-args.js";
@@ -65,6 +66,12 @@ export async function callTool(ctx: ToolContext, raw: unknown): Promise<CallTool
   const { entry } = found;
   const toolArgs = args.arguments ?? {};
   if (args.detach) {
+    try {
+      guardCheck(ctx.hub, ctx.view, entry, "detach", jsonBytes(toolArgs));
+    } catch (err) {
+      if (err instanceof NotSentError) return jsonResult(err.document);
+      throw err;
+    }
     const problems = checkArguments(entry.inputSchema, toolArgs);
     if (problems) {
       return jsonResult({
@@ -76,8 +83,9 @@ export async function callTool(ctx: ToolContext, raw: unknown): Promise<CallTool
       });
     }
     try {
-      return jsonResult(await ctx.hub.detached.start(ctx.view, entry, toolArgs, args.timeout_ms, ctx.caller));
+      return jsonResult(await ctx.hub.detached.start(ctx.view, entry, toolArgs, args.timeout_ms, ctx.caller, ctx.signal));
     } catch (err) {
+      if (err instanceof NotSentError) return jsonResult(err.document);
       if (err instanceof DetachedError) return badRequest(err.message);
       return badRequest(`detach ${entry.namespaced}: ${errorText(err)}`);
     }
@@ -91,7 +99,7 @@ export async function callTool(ctx: ToolContext, raw: unknown): Promise<CallTool
       ...(ctx.onProgress ? { onProgress: ctx.onProgress } : {}),
     });
   } catch (err) {
-    if (err instanceof InvalidArgumentsError) return jsonResult(err.document);
+    if (err instanceof NotSentError) return jsonResult(err.document);
     return badRequest(downstreamFailure(entry.namespaced, err));
   }
 }

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { markListingPending, markResolvePending } from "../../catalog/search/pending.js";
 import { buildResolveResponse, buildSearchResponse, MAX_QUERIES } from "../../catalog/search/responses.js";
 import type { JsonObject } from "../../catalog/types.js";
+import type { Presenter } from "../../catalog/search/compact.js";
 import { BadRequest, jsonResult, parseArgs, type ToolContext } from "./context.js";
 import { locateTool } from "./locate.js";
 import { rankerFor } from "./ranking.js";
@@ -27,6 +28,7 @@ export async function searchTools(ctx: ToolContext, raw: unknown): Promise<CallT
     filter: (e) => view.allows(e),
     all: view.entries(),
     capabilities: view.capabilities,
+    present: presenter(ctx),
   });
   return jsonResult(markListingPending({ ...doc, ...note }, pending));
 }
@@ -44,8 +46,36 @@ export async function resolveTool(ctx: ToolContext, raw: unknown): Promise<CallT
     revision: view.revision(),
     filter: (e) => view.allows(e),
     capabilities: view.capabilities,
+    present: presenter(ctx),
   });
-  return jsonResult(markResolvePending({ ...doc, ...note }, pending));
+  return jsonResult(markResolvePending(markRefusedTop({ ...doc, ...note }), pending));
+}
+
+/** Each match with its effect class, and why this agent cannot call it when it cannot. */
+function presenter(ctx: ToolContext): Presenter {
+  const { guard } = ctx.hub;
+  return (entry) => ({ entry: guard.present(entry), fields: guard.fields(ctx.view.agent, entry) });
+}
+
+/**
+ * A recommendation this agent cannot call (refused by its policy, or a definition awaiting an
+ * operator) is never `confident`: running it would only be refused. The hint says to stop
+ * looking for a way around it rather than to search on.
+ */
+function markRefusedTop(doc: JsonObject): JsonObject {
+  const rec = doc.recommendation;
+  if (rec === null || typeof rec !== "object" || Array.isArray(rec)) return doc;
+  const why = rec.refused ?? rec.definition;
+  if (typeof why !== "string") return doc;
+  const reasons = Array.isArray(doc.reason_codes) ? doc.reason_codes.filter((r) => r !== "strong_coverage_and_margin" && r !== "clear_margin") : [];
+  return {
+    ...doc,
+    status: "ambiguous",
+    confidence: "low",
+    reason_codes: [...reasons, "tool_refused"],
+    ambiguous: true,
+    hint: `the best match, ${String(rec.namespaced)}, cannot be called by this agent (${why}); do not run it, and do not look for another tool to do the same thing — tell the user`,
+  };
 }
 
 const describeArgs = z.strictObject({ tool: z.string(), server: z.string().optional() });
@@ -54,7 +84,7 @@ export async function describeTool(ctx: ToolContext, raw: unknown): Promise<Call
   const args = parseArgs(describeArgs, raw, '{tool: "server__tool"} or {server: "name", tool: "tool"}');
   const found = await locateTool(ctx, args.server, args.tool);
   if ("doc" in found) return jsonResult(found.doc);
-  const e = found.entry;
+  const e = ctx.hub.guard.present(found.entry);
   const doc: JsonObject = {
     contract_version: 1,
     catalog_revision: ctx.view.revision(),
@@ -69,6 +99,7 @@ export async function describeTool(ctx: ToolContext, raw: unknown): Promise<Call
     ...(e.annotations ? { annotations: e.annotations } : {}),
     ...(e.useWhen.length ? { use_when: e.useWhen } : {}),
     ...(e.toolUseWhen.length ? { tool_use_when: e.toolUseWhen } : {}),
+    ...ctx.hub.guard.describe(ctx.view.agent, found.entry),
   };
   return jsonResult(doc);
 }
