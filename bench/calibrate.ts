@@ -14,33 +14,13 @@
 // share is at least 0.25.
 import { join } from "node:path";
 import { ASSESS_RULES, assessRoute, type AssessRules } from "../src/catalog/search/assess.js";
-import { SearchIndex } from "../src/catalog/search/index.js";
+import type { SearchIndex } from "../src/catalog/search/index.js";
 import type { CatalogEntry } from "../src/catalog/types.js";
 import { truncateUtf8 } from "../src/util/text.js";
-import { BENCH_DATA, loadCatalog, loadExampleCatalog, loadRequests, toEntry, type CatalogLine, type Half, type RequestLine } from "./bench-data.js";
+import { BENCH_DATA, distractors, indexEntries, loadCatalog, loadExampleCatalog, loadRequests, uniqueEntries, type Half, type RequestLine } from "./bench-data.js";
 
 const DEPTH = 12; // resolve's assessment depth (responses.ts ASSESS_DEPTH)
 const MAX_QUERY_BYTES = 2048;
-
-function uniqueEntries(lines: CatalogLine[], rename?: ReadonlySet<string>): CatalogEntry[] {
-  const seen = new Set<string>();
-  const out: CatalogEntry[] = [];
-  for (const l of lines) {
-    const e = toEntry(l, rename?.has(l.server) ? `${l.server}-zero` : l.server);
-    if (seen.has(e.namespaced)) continue;
-    seen.add(e.namespaced);
-    out.push(e);
-  }
-  return out;
-}
-
-function indexOf(entries: CatalogEntry[]): SearchIndex {
-  const idx = new SearchIndex();
-  const byServer = new Map<string, CatalogEntry[]>();
-  for (const e of entries) byServer.set(e.server, [...(byServer.get(e.server) ?? []), e]);
-  for (const [server, list] of byServer) idx.setServer(server, list);
-  return idx;
-}
 
 interface Ranked {
   expected: string[];
@@ -78,7 +58,7 @@ function main(): void {
   const live = loadCatalog(join(BENCH_DATA, "livemcpbench", "catalog.jsonl"));
   const zero = loadCatalog(join(BENCH_DATA, "mcp-zero", "catalog.jsonl"));
   const liveEntries = uniqueEntries(live);
-  const withZero = [...liveEntries, ...uniqueEntries(zero, new Set(live.map((l) => l.server)))];
+  const withZero = [...liveEntries, ...distractors(live, zero)];
   const requests = loadRequests();
   const sets: { name: string; entries: CatalogEntry[]; queries: RequestLine[] }[] = [
     { name: "natural, LiveMCPBench", entries: liveEntries, queries: requests.filter((r) => r.catalog === "live") },
@@ -87,7 +67,7 @@ function main(): void {
   ];
   const halves: Half[] = withCheck ? ["tune", "check"] : ["tune"];
   const rankedSets = sets.map((s) => {
-    const idx = indexOf(s.entries);
+    const idx = indexEntries(s.entries);
     return s.queries
       .filter((q) => halves.includes(q.half))
       .map((q): Ranked => {
