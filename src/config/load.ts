@@ -53,7 +53,10 @@ export function validateConfig(raw: unknown, file?: string): Config {
   // Checked first: zod's records would drop such a key without a word.
   const reserved = reservedKeyIssues(input);
   if (reserved.length > 0) throw new ConfigError(reserved, file);
-  const result = configSchema.safeParse(input);
+  // jitless: zod compiles a fast path per object schema on its first parse, which pays off only
+  // for schemas parsed again and again; a config is parsed once per start (or reload), and that
+  // compile was the largest item of a warm gateway start.
+  const result = configSchema.safeParse(input, { jitless: true });
   if (!result.success) throw new ConfigError(issuesFromZod(result.error, configSchema, input), file);
   return bareMaps(result.data);
 }

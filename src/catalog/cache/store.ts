@@ -29,6 +29,9 @@ const fileSchema = z.object({
   server: z.string(),
   fingerprint: z.string(),
   fetched_at: z.iso.datetime(),
+  // listingHash() of the content as written; files from before tools_hash have both recomputed.
+  hash: z.string().regex(/^[0-9a-f]{32}$/).optional(),
+  tools_hash: z.string().regex(/^[0-9a-f]{32}$/).optional(),
   server_version: z.object({ name: z.string(), version: z.string() }).optional(),
   instructions: z.string().optional(),
   tools: z.array(toolSchema),
@@ -69,7 +72,8 @@ export class CatalogCache {
     } catch {
       return { reason: "unreadable", detail: "not JSON" };
     }
-    const parsed = fileSchema.safeParse(raw);
+    // jitless: parsed once per server per start (see validateConfig).
+    const parsed = fileSchema.safeParse(raw, { jitless: true });
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       return { reason: "unreadable", detail: issue ? `${issue.path.join(".") || "file"}: ${issue.message}` : "unexpected content" };
@@ -87,6 +91,7 @@ export class CatalogCache {
       },
       "cached",
       Date.parse(f.fetched_at),
+      f.hash !== undefined && f.tools_hash !== undefined ? { hash: f.hash, toolsHash: f.tools_hash } : undefined,
     );
     return { listing };
   }
@@ -101,6 +106,7 @@ export class CatalogCache {
       fingerprint,
       fetched_at: new Date(listing.fetchedAt).toISOString(),
       hash: listing.hash,
+      tools_hash: listing.toolsHash,
       ...(listing.serverVersion ? { server_version: listing.serverVersion } : {}),
       ...(listing.instructions !== undefined ? { instructions: listing.instructions } : {}),
       tools: listing.tools,

@@ -1,6 +1,6 @@
 // The catalogue cache: the on-disk file (atomic, private, trusted only for the connection it was
 // listed from, validated on read) and the catalogue's rule that identical content changes nothing.
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
@@ -48,6 +48,21 @@ describe("CatalogCache", () => {
     expect(got.listing.tools.map((t) => t.name)).toEqual(["alpha", "beta"]);
     expect(got.listing.serverVersion).toEqual({ name: "srv", version: "1.2.3" });
     expect(got.listing.instructions).toBe("use me");
+  });
+
+  it("reads back the hashes it wrote; a file without them has both recomputed from its content", async () => {
+    const cache = new CatalogCache(dataDir());
+    const listing = makeListing(content([tool("alpha"), tool("beta")]), "live", Date.parse("2026-01-02T03:04:05.000Z"));
+    await cache.write("srv", "fp1", listing);
+    const file = JSON.parse(readFileSync(cache.pathOf("srv"), "utf8")) as Record<string, unknown>;
+    expect(file).toMatchObject({ hash: listing.hash, tools_hash: listing.toolsHash });
+    // The recorded hashes are used as they are (a start does not hash every definition again)...
+    writeFileSync(cache.pathOf("srv"), JSON.stringify({ ...file, hash: "a".repeat(32), tools_hash: "b".repeat(32) }));
+    expect(cache.read("srv", "fp1")).toMatchObject({ listing: { hash: "a".repeat(32), toolsHash: "b".repeat(32) } });
+    // ...and a file written before tools_hash existed gets both from its content.
+    const { hash: _h, tools_hash: _t, ...older } = file;
+    writeFileSync(cache.pathOf("srv"), JSON.stringify(older));
+    expect(cache.read("srv", "fp1")).toMatchObject({ listing: { hash: listing.hash, toolsHash: listing.toolsHash } });
   });
 
   it("does not trust a file listed from another connection, a corrupt file, or a foreign shape", async () => {
