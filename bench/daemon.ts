@@ -161,8 +161,10 @@ async function raw(): Promise<Target> {
 
 async function mcphub(transport: "sdk" | "lean"): Promise<Target> {
   const cfg = join(home, `mcphub-${transport}.yaml`);
-  writeFileSync(cfg, YAML.stringify({ expose: "all", http_transport: transport, servers: { bench: { command: process.execPath, args: [ECHO] } } }));
-  const profile = PROFILE_DIR ? ["--cpu-prof", "--cpu-prof-dir", PROFILE_DIR, "--cpu-prof-name", `mcphub-${transport}.cpuprofile`] : [];
+  // Connected at start, like the peer (with the default `start: auto` a second daemon finds the
+  // catalogue cache and starts the server only on the first call).
+  writeFileSync(cfg, YAML.stringify({ expose: "all", http_transport: transport, servers: { bench: { command: process.execPath, args: [ECHO], start: "eager" } } }));
+  const profile = PROFILE_DIR ? ["--cpu-prof", "--cpu-prof-interval", "200", "--cpu-prof-dir", PROFILE_DIR, "--cpu-prof-name", `mcphub-${transport}.cpuprofile`] : [];
   const { child, url } = await launch([...profile, BIN, "--config", cfg, "up", "--listen", "127.0.0.1:0"], /bench: ready/, (o) => /listening on (\S+\/mcp)/.exec(o)?.[1]);
   return { key: transport, label: `mcphub up, ${transport} transport`, pid: child.pid as number, client: await connectHttp(url), tool: "bench__echo" };
 }

@@ -2,7 +2,8 @@
 // or disabled), start on first use, stop when idle (never while leased), background reconnect with
 // backoff, coalesced re-lists on list_changed, and calls with timeout, progress, cancellation and
 // outcome-unknown handling. The supervisor owns one per server.
-import { CallToolResultSchema, ErrorCode, McpError, type CompleteRequest, type LoggingLevel, type ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError, type CompleteRequest, type LoggingLevel, type ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolResultFastSchema } from "./fast-messages.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Prompt, Resource, Tool } from "@modelcontextprotocol/sdk/types.js";
@@ -266,7 +267,7 @@ export class Downstream {
     // A raw tools/call, not client.callTool(): the result goes back verbatim, without the SDK's
     // client-side output-schema checks (the gateway is a proxy, not the consumer).
     return this.request(tool, opts, (client, req) =>
-      client.request({ method: "tools/call", params: { name: tool, arguments: args } }, CallToolResultSchema, req),
+      client.request({ method: "tools/call", params: { name: tool, arguments: args } }, CallToolResultFastSchema, req),
     );
   }
 

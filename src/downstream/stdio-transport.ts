@@ -4,11 +4,13 @@
 //  - stderr goes into a bounded tail and is never forwarded;
 //  - onclose fires as soon as the child exits (not when every inherited pipe closes, which a
 //    grandchild holding stdout could delay forever), so in-flight calls fail at once.
-// Framing reuses the SDK's deserializeMessage/serializeMessage so the wire format stays the SDK's.
+// Framing is the SDK's (serializeMessage out; in, the same parse as its deserializeMessage, with
+// a hand check for plain result responses: fast-messages.ts).
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
-import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import { serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import { parseMessageLine } from "./fast-messages.js";
 import { LARGE_MESSAGE_CHARS, releaseMemory } from "../util/memory.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
@@ -125,7 +127,7 @@ function liveMembers(pgid: number): boolean {
 function parseLine(lines: string[]): { message: JSONRPCMessage | null; large: boolean } {
   const line = lines.shift();
   if (line === undefined) return { message: null, large: false };
-  return { message: deserializeMessage(line) as JSONRPCMessage, large: line.length >= LARGE_MESSAGE_CHARS };
+  return { message: parseMessageLine(line), large: line.length >= LARGE_MESSAGE_CHARS };
 }
 
 /** SIGTERM the group, wait until it is empty or the grace period ends, then SIGKILL it. */

@@ -1,0 +1,109 @@
+// The downstream's zod-free parsing of ordinary answers: for every input it must give what the
+// SDK's schemas give (same output, same errors), and for the ordinary shapes it must skip them
+// (the parsed object itself comes back, where a zod parse returns a copy).
+import { deserializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { describe, expect, it } from "vitest";
+import { CallToolResultFastSchema, isPlainCallResult, parseMessageLine } from "../../../src/downstream/fast-messages.js";
+
+const outcome = (f: () => unknown) => {
+  try {
+    return { ok: f() };
+  } catch (err) {
+    return { error: String(err) };
+  }
+};
+
+const LINES = [
+  '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hi"}]}}',
+  '{"jsonrpc":"2.0","id":"a","result":{}}',
+  '{"jsonrpc":"2.0","id":1,"result":{"content":[],"extra":{"x":1}}}',
+  '{"jsonrpc":"2.0","id":1,"result":{"_meta":{"progressToken":3}}}',
+  '{"jsonrpc":"2.0","id":1,"result":{"_meta":"nope"}}',
+  '{"jsonrpc":"2.0","id":1.5,"result":{}}',
+  '{"jsonrpc":"1.0","id":1,"result":{}}',
+  '{"jsonrpc":"2.0","id":1,"result":[]}',
+  '{"jsonrpc":"2.0","id":1,"result":null}',
+  '{"jsonrpc":"2.0","id":1,"result":{},"extra":1}',
+  '{"jsonrpc":"2.0","id":1,"result":{"__proto__":{"x":1}}}',
+  '{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"nope"}}',
+  '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":2}}',
+  '{"jsonrpc":"2.0","id":7,"method":"ping"}',
+  '{"jsonrpc":"2.0"}',
+  "[1,2]",
+  "null",
+  "not json",
+];
+
+const RESULTS: unknown[] = [
+  { content: [{ type: "text", text: "hi" }] },
+  { content: [{ type: "text", text: "hi" }], isError: true, structuredContent: { a: [1, { b: 2 }] } },
+  { content: [] },
+  {},
+  { structuredContent: { a: 1 } },
+  { content: [{ type: "text", text: "hi", annotations: { audience: ["user"] } }] },
+  { content: [{ type: "text", text: "hi", junk: 1 }] },
+  { content: [{ type: "image", data: "AAAA", mimeType: "image/png" }] },
+  { content: [{ type: "text", text: 5 }] },
+  { content: [{ type: "nope" }] },
+  { content: "text" },
+  { content: [], isError: "yes" },
+  { content: [], structuredContent: [1] },
+  { content: [], structuredContent: JSON.parse('{"__proto__":{"polluted":1}}') },
+  { content: [], _meta: { progressToken: 1 } },
+  { content: [], other: 1 },
+  JSON.parse('{"content":[],"__proto__":{"x":1}}'),
+  [],
+  null,
+  "string",
+];
+
+describe("parseMessageLine", () => {
+  it("gives what the SDK's deserializeMessage gives, output and errors, for every shape", () => {
+    for (const line of LINES) expect(outcome(() => parseMessageLine(line)), line).toEqual(outcome(() => deserializeMessage(line)));
+  });
+
+  it("skips the schema for a plain result response (the parsed object comes back as it is)", () => {
+    const line = LINES[0] as string;
+    const parsed = parseMessageLine(line) as unknown as { result: { content: unknown[] } };
+    expect(parsed).toEqual(JSON.parse(line));
+    // zod would hand back copies; the fast path's result is the object JSON.parse built.
+    parsed.result.content.push("marker");
+    expect(parsed.result.content).toHaveLength(2);
+  });
+});
+
+describe("CallToolResultFastSchema", () => {
+  // What the SDK Protocol does with a result schema: safeParse, and a throw rejects the call too.
+  const asProtocol = (schema: typeof CallToolResultSchema | typeof CallToolResultFastSchema, r: unknown) => {
+    try {
+      const parsed = schema.safeParse(r);
+      return parsed.success ? { ok: parsed.data } : { error: parsed.error };
+    } catch (error) {
+      return { error: error as Error };
+    }
+  };
+
+  it("gives what CallToolResultSchema gives, output and errors (the schema's own ZodError), for every shape", () => {
+    for (const r of RESULTS) {
+      const fast = asProtocol(CallToolResultFastSchema, r);
+      const full = asProtocol(CallToolResultSchema, r);
+      expect(fast.ok, JSON.stringify(r)).toEqual(full.ok);
+      expect(fast.error?.name, JSON.stringify(r)).toBe(full.error?.name);
+      expect(fast.error?.message, JSON.stringify(r)).toBe(full.error?.message);
+    }
+  });
+
+  it("returns an ordinary result itself, without a schema copy", () => {
+    const r = { content: [{ type: "text", text: "hi" }], isError: false };
+    expect(isPlainCallResult(r)).toBe(true);
+    expect(CallToolResultFastSchema.parse(r)).toBe(r);
+    expect(CallToolResultSchema.parse(r)).not.toBe(r);
+  });
+
+  it("leaves results the schema would change or refuse to the schema", () => {
+    expect(isPlainCallResult({})).toBe(false); // the schema fills in content: []
+    expect(isPlainCallResult({ content: [{ type: "text", text: "x", junk: 1 }] })).toBe(false); // it strips junk
+    expect(CallToolResultFastSchema.parse({})).toEqual({ content: [] });
+  });
+});
