@@ -4,7 +4,8 @@
 // npx) and a few tools of its own. Two modes: (a) `start: eager` — every server is spawned when
 // the gateway starts (the behaviour before start-on-first-use); (b) `start: auto` with a warm
 // catalogue cache (filled by one earlier gateway run); (c) is (b) run from the unbundled modules
-// (MCPHUB_NO_BUNDLE=1), to show what the start-up bundle buys. For each mode it reports the time from
+// (MCPHUB_NO_BUNDLE=1), to show what the start-up bundle buys; (d) is (b) without V8's code cache
+// (MCPHUB_NO_CODE_CACHE=1), to show what that buys. For each mode it reports the time from
 // spawning `mcphub mcp serve` to the first correct resolve_tool answer (the memory server
 // recommended, no servers_pending), how many downstream processes exist right after that answer,
 // and the total resident memory (gateway + children) of GATEWAYS stdio gateways sitting idle.
@@ -219,15 +220,17 @@ const pad = (s: string, n: number) => s.padEnd(n);
 
 const eager = await measure("(a) eager", "eager");
 const auto = await measure("(b) auto, warm cache", "auto");
-// The same as (b) from the ~100 modules tsc writes instead of dist/bundle/mcphub.js.
+// The same as (b) from the ~100 modules tsc writes instead of dist/bundle/mcphub.cjs.
 const modules = await measure("(c) = (b), no bundle", "auto", { MCPHUB_NO_BUNDLE: "1" });
+// The same as (b), the bundle compiled afresh every start (no V8 code cache).
+const uncached = await measure("(d) = (b), no code cache", "auto", { MCPHUB_NO_CODE_CACHE: "1" });
 
 const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
 console.log(`load average ${load} on ${(await import("node:os")).availableParallelism()} cores; ${SERVERS} stdio servers, each starting in ${DELAY_MS} ms; ${RUNS} runs per mode; ${GATEWAYS} idle gateways for RSS; query "${QUERY}"\n`);
 console.log(
   [pad("mode", 24), pad("first correct resolve ms", 26), pad("min-max", 14), pad("gateway CPU ms", 16), pad("resolve calls", 14), pad("children after", 15), pad(`RSS ${GATEWAYS} idle gateways`, 22), "processes"].join(""),
 );
-for (const r of [eager, auto, modules]) {
+for (const r of [eager, auto, modules, uncached]) {
   console.log(
     [
       pad(r.label, 24),
@@ -244,6 +247,7 @@ for (const r of [eager, auto, modules]) {
 console.log(
   `\nratio b/a: first answer ${(median(auto.firstMs) / median(eager.firstMs)).toFixed(3)}, RSS ${(auto.rssBytes / eager.rssBytes).toFixed(3)}` +
     `\nratio b/c (bundle vs modules): first answer ${(median(auto.firstMs) / median(modules.firstMs)).toFixed(3)}, gateway CPU ${(median(auto.cpuMs) / median(modules.cpuMs)).toFixed(3)}` +
+    `\nratio b/d (code cache vs none): first answer ${(median(auto.firstMs) / median(uncached.firstMs)).toFixed(3)}, gateway CPU ${(median(auto.cpuMs) / median(uncached.cpuMs)).toFixed(3)}` +
     `\ntargets: warm first answer <= 200 ms (${median(auto.firstMs) <= 200 ? "met" : "NOT met"}); 0 downstream processes until a call (${median(auto.children) === 0 ? "met" : "NOT met"}); RSS of (b) <= 20% of (a) (${auto.rssBytes <= 0.2 * eager.rssBytes ? "met" : "NOT met"})` +
     `\n(filling the cache once, in (b)'s first run: ${auto.warmMs?.toFixed(0)} ms)`,
 );

@@ -6,10 +6,12 @@
 //
 // The bundle runs as a vm.Script with V8's code cache: a harness starts one gateway per session
 // and wants its first answer at once, and compiling the bundle (plus every function the start
-// runs) is about a third of that start's CPU. The cache is written once, a moment after a start
-// that had none (or whose cache V8 rejected: another Node, other flags, a rebuilt bundle), to
+// runs) is about a third of that start's CPU. A gateway that started without a usable cache
+// (none yet, or one V8 rejected: another Node, other flags, a rebuilt bundle) writes it once, a
+// moment after its start or at its exit if that comes first, to
 // $XDG_CACHE_HOME/mcphub (else ~/.cache/mcphub), a directory only this user may write: V8 trusts
-// cached code, so a cache anyone else could write would run their code.
+// cached code, so a cache anyone else could write would run their code. MCPHUB_NO_CODE_CACHE=1
+// runs the bundle without reading or writing it.
 import { createHash } from "node:crypto";
 import { chmodSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -49,6 +51,7 @@ function makeDirs(dir, depth) {
 
 /** The code cache file for this bundle and this Node, or undefined when no safe place exists. */
 function codeCacheFile() {
+  if (process.env.MCPHUB_NO_CODE_CACHE) return undefined;
   const base = process.env.XDG_CACHE_HOME || join(process.env.HOME || homedir(), ".cache");
   const dir = join(base, "mcphub");
   try {
@@ -84,6 +87,15 @@ function writeCache(file, script) {
   }
 }
 
+/**
+ * Only a gateway writes the cache: what V8 saves is the code compiled so far, and a gateway's
+ * start is the one that must be quick (an operator command that wrote first would leave a cache
+ * without the gateway's functions, which V8 then accepts and never replaces).
+ */
+function isGateway(args) {
+  return args.includes("serve") || args.includes("up");
+}
+
 function loadBundle() {
   const source = readFileSync(bundle, "utf8");
   const cacheFile = codeCacheFile();
@@ -95,8 +107,14 @@ function loadBundle() {
   });
   const module = { exports: {} };
   script.runInThisContext()(module.exports, createRequire(bundle), module, bundle, dirname(bundle));
-  if (cacheFile !== undefined && (cachedData === undefined || script.cachedDataRejected)) {
-    setTimeout(() => writeCache(cacheFile, script), CACHE_WRITE_DELAY_MS).unref();
+  if (cacheFile !== undefined && (cachedData === undefined || script.cachedDataRejected) && isGateway(process.argv.slice(2))) {
+    let written = false;
+    const save = () => {
+      if (!written) writeCache(cacheFile, script);
+      written = true;
+    };
+    setTimeout(save, CACHE_WRITE_DELAY_MS).unref();
+    process.once("exit", save);
   }
   return module.exports;
 }
