@@ -114,8 +114,10 @@ describe("per-agent effect policy", () => {
   it("refusals are counted in stats and audited, without argument values", async () => {
     await gw.close();
     const stats = await runMcphub(home, ["stats", "--json", "--recent", "10"]);
-    const report = JSON.parse(stats.stdout) as { totals: { calls: number; errors: number }; recent: { tool: string; error_class?: string }[] };
+    const report = JSON.parse(stats.stdout) as { totals: { calls: number; errors: number }; recent: { tool: string; error_class?: string }[]; guardrails?: { refused?: number } };
     expect(report.totals.errors).toBeGreaterThanOrEqual(4);
+    expect(report.guardrails?.refused).toBe(report.recent.filter((r) => r.error_class === "effect_not_allowed").length);
+    expect((await runMcphub(home, ["stats"])).stdout).toMatch(/^guardrails: \d+ calls refused$/m);
     expect(report.recent.filter((r) => r.error_class === "effect_not_allowed").map((r) => r.tool)).toContain("fx__wipe");
     const refused = auditLines(home).filter((a) => a.event === "refused");
     expect(refused.length).toBeGreaterThanOrEqual(4);
