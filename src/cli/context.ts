@@ -10,12 +10,9 @@ export interface GlobalOptions {
   json?: boolean;
 }
 
-export interface CliIO {
-  out(text: string): void;
-  err(text: string): void;
-  /** True when colour and progress are appropriate (a TTY, and NO_COLOR unset). */
-  color: boolean;
-}
+import { CliError, type CliIO } from "../util/user-error.js";
+
+export { CliError, type CliIO };
 
 export const defaultIO: CliIO = {
   out: (t) => process.stdout.write(t.endsWith("\n") ? t : `${t}\n`),
@@ -24,16 +21,6 @@ export const defaultIO: CliIO = {
 };
 
 /** An error meant for the user: printed as one line, no stack trace, non-zero exit. */
-export class CliError extends Error {
-  constructor(
-    message: string,
-    readonly exitCode = 1,
-  ) {
-    super(message);
-    this.name = "CliError";
-  }
-}
-
 export function printJson(io: CliIO, value: unknown): void {
   io.out(JSON.stringify(value, null, 2));
 }

@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { ListenAddress } from "../config/schema.js";
-import { CliError, type CliIO } from "../cli/context.js";
+import { CliError, type CliIO } from "../util/user-error.js";
 import { errorText } from "../util/errors.js";
 import { Hub } from "./hub.js";
 import { followConfig, type Report } from "./reload.js";
