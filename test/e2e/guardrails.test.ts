@@ -373,7 +373,8 @@ describe("pinned definitions", () => {
   it("a quarantined server's tools each need one approval before their first call", async () => {
     home = tempHome("mcphub-guard-quarantine-");
     const log = join(home.dir, "calls.ndjson");
-    const cfg = home.writeConfig({ expose: "all", servers: { fx: { command: node, args: [EFFECTS], env: { RECORDER_LOG: log }, quarantine: true } } });
+    // The top-level key quarantines every server that does not say otherwise.
+    const cfg = home.writeConfig({ expose: "all", quarantine: true, servers: { fx: { command: node, args: [EFFECTS], env: { RECORDER_LOG: log } } } });
     const gw = await startGateway(home, cfg);
     try {
       await waitReady(gw, ["fx"]);
@@ -394,6 +395,8 @@ describe("pinned definitions", () => {
     } finally {
       await gw.close();
     }
+    await until(() => auditLines(home).some((a) => a.event === "refused"), "the refusal's audit record");
+    expect(auditLines(home).find((a) => a.event === "refused")).toMatchObject({ reason: "awaiting_approval", rule: "quarantine", namespaced: "fx__look" });
   });
 });
 
