@@ -6,6 +6,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
+import { SearchIndex } from "../src/catalog/search/index.js";
 import type { CatalogEntry, JsonObject } from "../src/catalog/types.js";
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -129,4 +130,34 @@ export function loadExampleCatalog(): CatalogLine[] {
       toolUseWhen: meta.tool_use_when?.[l.tool] ?? [],
     };
   });
+}
+
+/** Catalogue lines as entries, the first of each namespaced name kept. */
+export function uniqueEntries(lines: CatalogLine[]): CatalogEntry[] {
+  const seen = new Set<string>();
+  return lines.map((l) => toEntry(l)).filter((e) => !seen.has(e.namespaced) && (seen.add(e.namespaced), true));
+}
+
+/** MCP-Zero servers whose names also exist in LiveMCPBench are renamed, so neither replaces the other. */
+export function distractors(live: CatalogLine[], zero: CatalogLine[]): CatalogEntry[] {
+  const liveServers = new Set(live.map((l) => l.server));
+  const seen = new Set<string>();
+  const out: CatalogEntry[] = [];
+  for (const l of zero) {
+    const server = liveServers.has(l.server) ? `${l.server}-zero` : l.server;
+    const e = toEntry(l, server);
+    if (seen.has(e.namespaced)) continue;
+    seen.add(e.namespaced);
+    out.push(e);
+  }
+  return out;
+}
+
+/** A lexical index over the entries, one setServer per server (as the gateway builds it). */
+export function indexEntries(entries: CatalogEntry[]): SearchIndex {
+  const idx = new SearchIndex();
+  const byServer = new Map<string, CatalogEntry[]>();
+  for (const e of entries) byServer.set(e.server, [...(byServer.get(e.server) ?? []), e]);
+  for (const [server, list] of byServer) idx.setServer(server, list);
+  return idx;
 }

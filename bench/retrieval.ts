@@ -24,7 +24,6 @@
 import { join } from "node:path";
 import MiniSearch from "minisearch";
 import { inputFieldNames } from "../src/catalog/search/fields.js";
-import { SearchIndex } from "../src/catalog/search/index.js";
 import { buildResolveResponse } from "../src/catalog/search/responses.js";
 import { tokenize } from "../src/catalog/search/tokenize.js";
 import { stem } from "../src/catalog/search/stem.js";
@@ -32,14 +31,15 @@ import type { CatalogEntry } from "../src/catalog/types.js";
 import { truncateUtf8 } from "../src/util/text.js";
 import {
   BENCH_DATA,
+  distractors,
   groupsOf,
+  indexEntries,
   halfOf,
   loadCatalog,
   loadExampleCatalog,
   loadQueries,
   loadRequests,
-  toEntry,
-  type CatalogLine,
+  uniqueEntries,
   type Half,
 } from "./bench-data.js";
 import { gatewaySearcher } from "./gateway-search.js";
@@ -142,18 +142,10 @@ const minisearch: Method = {
   },
 };
 
-function indexOf(entries: CatalogEntry[]): SearchIndex {
-  const idx = new SearchIndex();
-  const byServer = new Map<string, CatalogEntry[]>();
-  for (const e of entries) byServer.set(e.server, [...(byServer.get(e.server) ?? []), e]);
-  for (const [server, list] of byServer) idx.setServer(server, list);
-  return idx;
-}
-
 const lexical: Method = {
   name: "lexical ranker",
   build(entries) {
-    const idx = indexOf(entries);
+    const idx = indexEntries(entries);
     return (query) => {
       const ranked = idx.search(query, { maxHits: DEPTH }).map((m) => m.entry.namespaced);
       const doc = buildResolveResponse(idx, { query }, { revision: REVISION });
@@ -216,26 +208,6 @@ async function evaluate(search: Searcher, queries: Labelled[]): Promise<Metrics>
     confident,
     ...(hasResolve ? { confShare: confident / Math.max(1, queries.length), ...(confident > 0 ? { confPrecision: confRight / confident } : {}) } : {}),
   };
-}
-
-/** MCP-Zero servers whose names also exist in LiveMCPBench are renamed, so neither replaces the other. */
-function distractors(live: CatalogLine[], zero: CatalogLine[]): CatalogEntry[] {
-  const liveServers = new Set(live.map((l) => l.server));
-  const seen = new Set<string>();
-  const out: CatalogEntry[] = [];
-  for (const l of zero) {
-    const server = liveServers.has(l.server) ? `${l.server}-zero` : l.server;
-    const e = toEntry(l, server);
-    if (seen.has(e.namespaced)) continue;
-    seen.add(e.namespaced);
-    out.push(e);
-  }
-  return out;
-}
-
-function uniqueEntries(lines: CatalogLine[]): CatalogEntry[] {
-  const seen = new Set<string>();
-  return lines.map((l) => toEntry(l)).filter((e) => !seen.has(e.namespaced) && (seen.add(e.namespaced), true));
 }
 
 const f3 = (x: number | undefined): string => (x === undefined ? "—" : x.toFixed(3));

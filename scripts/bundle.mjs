@@ -1,17 +1,21 @@
-// Bundles the compiled CLI (dist/, from tsc) into dist/bundle/mcphub.js, which bin/mcphub.js runs.
+// Bundles the compiled CLI (dist/, from tsc) into dist/bundle/mcphub.cjs, which bin/mcphub.js runs.
 // Why: a harness starts one `mcphub mcp serve` per session and the first answer is wanted at once;
 // loading one file instead of ~100 ES modules (resolution, reads, compiles) cuts the start-up CPU
 // by about 40% (docs/benchmarks.md, lazy start). dist/ itself stays as tsc wrote it.
 //
-// Code that finds a file next to its own module keeps working: the bundle sits two levels below
-// the package root like every dist/<part>/ module, and each `*-worker.js` module is bundled
-// beside it under the same name (workers are started by URL relative to import.meta.url).
-import { readdirSync } from "node:fs";
+// The CLI bundle is CommonJS so the launcher can run it as a vm.Script with V8's code cache
+// (bin/mcphub.js): Node 20 has no code cache for ES modules, and compiling 1.6 MB of JavaScript
+// is a third of a warm start. `import.meta.url` becomes the bundle file's URL, so code that finds
+// a file next to its own module keeps working: the bundle sits two levels below the package root
+// like every dist/<part>/ module, and each `*-worker.js` module is bundled beside it under the
+// same name as an ES module (workers are started by URL relative to import.meta.url).
+import { readdirSync, rmSync } from "node:fs";
 import { basename, join, relative } from "node:path";
 import { build } from "esbuild";
 
 const root = join(import.meta.dirname, "..");
 const dist = join(root, "dist");
+const outdir = join(dist, "bundle");
 
 function workers(dir) {
   const out = [];
@@ -23,19 +27,17 @@ function workers(dir) {
   return out;
 }
 
-const entryPoints = { mcphub: join(dist, "cli", "main.js") };
+const workerEntries = {};
 for (const w of workers(dist)) {
   const name = basename(w, ".js");
-  if (entryPoints[name]) throw new Error(`two worker modules are named ${name}: ${relative(root, entryPoints[name])} and ${relative(root, w)}`);
-  entryPoints[name] = w;
+  if (name === "mcphub" || workerEntries[name]) throw new Error(`two bundled modules are named ${name}: ${relative(root, w)} and another`);
+  workerEntries[name] = w;
 }
 
-await build({
-  entryPoints,
-  outdir: join(dist, "bundle"),
+const common = {
+  outdir,
   bundle: true,
   platform: "node",
-  format: "esm",
   target: "node20",
   // Prefer a package's ES module build: some main builds are UMD wrappers whose require() calls
   // a bundler cannot follow (jsonc-parser).
@@ -44,7 +46,24 @@ await build({
   keepNames: true,
   // Optional native module: loaded at run time when installed, never bundled.
   external: ["@napi-rs/keyring"],
-  // CommonJS dependencies bundled into an ES module still call require() for node built-ins.
-  banner: { js: "import { createRequire as __mcphubRequire } from 'node:module'; const require = __mcphubRequire(import.meta.url);" },
   logLevel: "warning",
-});
+};
+
+rmSync(outdir, { recursive: true, force: true });
+await Promise.all([
+  build({
+    ...common,
+    entryPoints: { mcphub: join(dist, "cli", "main.js") },
+    format: "cjs",
+    outExtension: { ".js": ".cjs" },
+    define: { "import.meta.url": "__mcphubBundleUrl", "import.meta.dirname": "__dirname", "import.meta.filename": "__filename" },
+    banner: { js: "var __mcphubBundleUrl = require('node:url').pathToFileURL(__filename).href;" },
+  }),
+  build({
+    ...common,
+    entryPoints: workerEntries,
+    format: "esm",
+    // CommonJS dependencies bundled into an ES module still call require() for node built-ins.
+    banner: { js: "import { createRequire as __mcphubRequire } from 'node:module'; const require = __mcphubRequire(import.meta.url);" },
+  }),
+]);

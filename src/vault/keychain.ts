@@ -1,7 +1,8 @@
 // The OS keychain as a master-key provider, through the optional native module @napi-rs/keyring.
-// It is loaded with a dynamic import() so a machine without it (or without a keychain daemon)
+// It is loaded on demand (require at first use) so a machine without it (or without a keychain daemon)
 // simply falls through to the next key source. The master key is stored base64-encoded as the
 // password of service "mcphub", account "vault-master-key".
+import { createRequire } from "node:module";
 import { KEY_BYTES } from "./crypto.js";
 
 /** "auto": the platform default (on Linux: Secret Service, falling back to the kernel keyring). */
@@ -24,10 +25,12 @@ type AsyncEntryCtor = new (service: string, account: string, options?: { linux?:
 
 async function loadAsyncEntry(): Promise<AsyncEntryCtor | string> {
   // A variable specifier keeps TypeScript from requiring the optional module at compile time.
+  // require, not import(): the package is CommonJS, and the start-up bundle runs as a script
+  // (bin/mcphub.js) where a dynamic import() goes through an experimental loader hook.
   const specifier = "@napi-rs/keyring";
   let mod: unknown;
   try {
-    mod = await import(specifier);
+    mod = createRequire(import.meta.url)(specifier);
   } catch (err) {
     return `@napi-rs/keyring is not installed (${(err as Error).message.split("\n")[0]})`;
   }

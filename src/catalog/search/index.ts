@@ -23,6 +23,8 @@ export interface RankedMatch {
   matchedTerms: string[];
   /** Per query concept, how well this match's own text and its server's text hold it (with `explain`). */
   evidence?: ConceptEvidence[];
+  /** How many tools the match's server has in the index (with `explain`; resolve's server-agreement rule reads it). */
+  serverTools?: number;
 }
 
 /**
@@ -432,7 +434,10 @@ export class SearchIndex {
         }
         const doc = this.docs[id] as Doc;
         const m: RankedMatch = { entry: doc.entry, score: score[id] as number, matchedTerms: words };
-        if (opts.explain) m.evidence = this.explain(id, concepts);
+        if (opts.explain) {
+          m.evidence = this.explain(id, concepts);
+          m.serverTools = this.servers[this.docServer[id] as number]?.docIds.length ?? 0;
+        }
         return m;
       });
       return { matches, total: count };
