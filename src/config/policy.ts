@@ -54,23 +54,29 @@ interface GuardInput {
   servers: Record<string, { effects?: Record<string, string> | undefined; pin_definitions?: boolean | undefined }>;
   effects?: Record<string, string> | undefined;
   policy?: PolicyConfig | undefined;
-  agents: Record<string, { mode: string; policy?: PolicyConfig | undefined }>;
+  agents: Record<string, { mode: string; servers?: string[] | undefined; policy?: PolicyConfig | undefined }>;
 }
+
+const RANK: Record<EffectClass, number> = { read: 0, write: 1, destructive: 2 };
 
 /** Cross-key problems of the guardrail keys, in the order of the file's sections. */
 export function guardIssues(c: GuardInput, unknownServer: (name: string) => string): Issue[] {
   const servers = new Set(Object.keys(c.servers));
   const issues: Issue[] = [];
-  const checkPolicy = (p: PolicyConfig | undefined, base: (string | number)[]) => {
+  // `inherited` is the top-level policy an agent's keys fall back to; `scope` the agent's servers.
+  const checkPolicy = (p: PolicyConfig | undefined, base: (string | number)[], inherited?: PolicyConfig, scope?: readonly string[], inheritedBy: readonly PolicyConfig[] = []) => {
     p?.deny?.forEach((pattern, i) => {
-      const problem = denyPatternProblem(pattern, servers, unknownServer);
+      const problem = denyPatternProblem(pattern, servers, unknownServer) ?? outOfScope(pattern, scope);
       if (problem) issues.push({ path: [...base, "deny", i], message: problem });
     });
     if (p?.confirm_timeout !== undefined && p.confirm_timeout <= 0) {
       issues.push({ path: [...base, "confirm_timeout"], message: "confirm_timeout must be positive" });
     }
+    const problem = p ? confirmProblem(p, base, inherited, inheritedBy) : undefined;
+    if (problem) issues.push({ path: [...base, "confirm"], message: problem });
   };
-  checkPolicy(c.policy, ["policy"]);
+  const agentPolicies = Object.values(c.agents).flatMap((a) => (a.mode !== "direct" && a.policy ? [a.policy] : []));
+  checkPolicy(c.policy, ["policy"], undefined, undefined, agentPolicies);
   for (const [key, value] of Object.entries(c.effects ?? {})) {
     const sep = key.indexOf("__");
     if (sep <= 0 || sep + 2 >= key.length || key.includes("*")) {
@@ -104,9 +110,34 @@ export function guardIssues(c: GuardInput, unknownServer: (name: string) => stri
       issues.push({ path: ["agents", a, "policy"], message: "policy applies only to gateway mode (this agent is direct: its harness talks to the servers itself)" });
       continue;
     }
-    checkPolicy(agent.policy, ["agents", a, "policy"]);
+    checkPolicy(agent.policy, ["agents", a, "policy"], c.policy, agent.servers);
   }
   return issues;
+}
+
+/**
+ * A `confirm` set in this block that can never ask: the `allow` in force refuses that class before
+ * any confirmation (allow: write with confirm: destructive). The top-level `confirm` is still of
+ * use when an agent that inherits it allows more (`inheritedBy`).
+ */
+function confirmProblem(p: PolicyConfig, base: (string | number)[], inherited: PolicyConfig | undefined, inheritedBy: readonly PolicyConfig[]): string | undefined {
+  const confirm = p.confirm;
+  if (confirm === undefined || confirm === "none") return undefined;
+  const allow = p.allow ?? inherited?.allow;
+  if (allow === undefined || RANK[confirm] <= RANK[allow]) return undefined;
+  if (inheritedBy.some((a) => a.confirm === undefined && a.allow !== undefined && RANK[a.allow] >= RANK[confirm])) return undefined;
+  const where = p.allow !== undefined ? [...base, "allow"].join(".") : "policy.allow";
+  const refused = confirm === "destructive" ? "destructive tools" : "tools that write";
+  return `never asks: ${where}: ${allow} refuses ${refused} before they could be confirmed; set allow: ${confirm === "write" ? "write (or destructive)" : "destructive"} to ask before such calls, or remove confirm to keep refusing them`;
+}
+
+/** A deny pattern naming a server the agent does not have: it would never refuse anything. */
+function outOfScope(pattern: string, scope: readonly string[] | undefined): string | undefined {
+  if (scope === undefined) return undefined;
+  const sep = pattern.indexOf("__");
+  const server = sep < 0 ? pattern : pattern.slice(0, sep);
+  if (server.includes("*") || scope.includes(server)) return undefined;
+  return `"${pattern}" never matches: server "${server}" is not in this agent's servers list, so this agent cannot call its tools anyway`;
 }
 
 /**

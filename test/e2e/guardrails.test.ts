@@ -114,8 +114,10 @@ describe("per-agent effect policy", () => {
   it("refusals are counted in stats and audited, without argument values", async () => {
     await gw.close();
     const stats = await runMcphub(home, ["stats", "--json", "--recent", "10"]);
-    const report = JSON.parse(stats.stdout) as { totals: { calls: number; errors: number }; recent: { tool: string; error_class?: string }[] };
+    const report = JSON.parse(stats.stdout) as { totals: { calls: number; errors: number }; recent: { tool: string; error_class?: string }[]; guardrails?: { refused?: number } };
     expect(report.totals.errors).toBeGreaterThanOrEqual(4);
+    expect(report.guardrails?.refused).toBe(report.recent.filter((r) => r.error_class === "effect_not_allowed").length);
+    expect((await runMcphub(home, ["stats"])).stdout).toMatch(/^guardrails: \d+ calls refused$/m);
     expect(report.recent.filter((r) => r.error_class === "effect_not_allowed").map((r) => r.tool)).toContain("fx__wipe");
     const refused = auditLines(home).filter((a) => a.event === "refused");
     expect(refused.length).toBeGreaterThanOrEqual(4);
@@ -371,7 +373,8 @@ describe("pinned definitions", () => {
   it("a quarantined server's tools each need one approval before their first call", async () => {
     home = tempHome("mcphub-guard-quarantine-");
     const log = join(home.dir, "calls.ndjson");
-    const cfg = home.writeConfig({ expose: "all", servers: { fx: { command: node, args: [EFFECTS], env: { RECORDER_LOG: log }, quarantine: true } } });
+    // The top-level key quarantines every server that does not say otherwise.
+    const cfg = home.writeConfig({ expose: "all", quarantine: true, servers: { fx: { command: node, args: [EFFECTS], env: { RECORDER_LOG: log } } } });
     const gw = await startGateway(home, cfg);
     try {
       await waitReady(gw, ["fx"]);
@@ -392,6 +395,8 @@ describe("pinned definitions", () => {
     } finally {
       await gw.close();
     }
+    await until(() => auditLines(home).some((a) => a.event === "refused"), "the refusal's audit record");
+    expect(auditLines(home).find((a) => a.event === "refused")).toMatchObject({ reason: "awaiting_approval", rule: "quarantine", namespaced: "fx__look" });
   });
 });
 

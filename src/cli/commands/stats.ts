@@ -2,7 +2,7 @@
 // per server (and per tool, agent, recent call on request). Reads only the data directory, so it
 // works without a config and while gateways are running.
 import type { Command } from "commander";
-import { queryStats, type StatsQuery, type StatsReport } from "../../telemetry/index.js";
+import { queryAudit, queryStats, type AuditReport, type StatsQuery, type StatsReport } from "../../telemetry/index.js";
 import { formatBytes, formatDuration } from "../../util/units.js";
 import { colors, printJson, type CliIO } from "../context.js";
 import { dataDirOf, example, globalsOf, parsePositiveInt, parseSince, visibleWidth } from "./common.js";
@@ -33,8 +33,12 @@ export function registerStats(program: Command, io: CliIO): void {
       if (flags.agent !== undefined) q.agent = flags.agent;
       if (flags.recent !== undefined) q.recent = parsePositiveInt("--recent", flags.recent);
       const report = await queryStats(dataDirOf(), q);
-      if (globalsOf(cmd).json) printJson(io, report);
-      else io.out(renderStats(report, q, io));
+      // The guardrails' audit trail over the same window: refusals are also calls (above), but
+      // confirmations, definition changes and approvals are only here.
+      const audit = await queryAudit(dataDirOf(), { ...(q.sinceMs !== undefined ? { sinceMs: q.sinceMs } : {}), ...(q.agent !== undefined ? { agent: q.agent } : {}), ...(q.server !== undefined ? { server: q.server } : {}) }, 0);
+      const guard = Object.keys(audit.counts).length > 0 ? audit.counts : undefined;
+      if (globalsOf(cmd).json) printJson(io, guard ? { ...report, guardrails: guard } : report);
+      else io.out(renderStats(report, q, io, guard));
     });
 }
 
@@ -67,7 +71,25 @@ function table(io: CliIO, header: string[], rows: string[][], numeric: boolean[]
   return [c.bold(line(header)), ...rows.map(line)].join("\n");
 }
 
-export function renderStats(r: StatsReport, q: StatsQuery, io: CliIO): string {
+const AUDIT_WORDS: [keyof AuditReport["counts"], string, string][] = [
+  ["refused", "call refused", "calls refused"],
+  ["confirmed", "call confirmed by the user", "calls confirmed by the user"],
+  ["declined", "call declined by the user", "calls declined by the user"],
+  ["changed", "definition change", "definition changes"],
+  ["awaiting_approval", "tool awaiting a first approval", "tools awaiting a first approval"],
+  ["approved", "approval", "approvals"],
+];
+
+/** One line of guardrail events (docs/guardrails.md#audit-trail), or undefined when there were none. */
+function guardLine(counts: AuditReport["counts"] | undefined): string | undefined {
+  const parts = AUDIT_WORDS.flatMap(([k, one, many]) => {
+    const n = counts?.[k] ?? 0;
+    return n > 0 ? [`${int(n)} ${n === 1 ? one : many}`] : [];
+  });
+  return parts.length ? `guardrails: ${parts.join(", ")}` : undefined;
+}
+
+export function renderStats(r: StatsReport, q: StatsQuery, io: CliIO, guard?: AuditReport["counts"]): string {
   const c = colors(io);
   const scope = [
     r.since ? `since ${r.since.slice(0, 16).replace("T", " ")} UTC` : "all retained calls",
@@ -77,7 +99,8 @@ export function renderStats(r: StatsReport, q: StatsQuery, io: CliIO): string {
     .filter(Boolean)
     .join(", ");
   const t = r.totals;
-  if (t.calls === 0) return `No calls recorded (${scope}).`;
+  const guardText = guardLine(guard);
+  if (t.calls === 0) return [`No calls recorded (${scope}).`, ...(guardText ? [guardText] : [])].join("\n");
   const out: string[] = [];
   const errors = t.errors > 0 ? c.red(`${int(t.errors)} errors (${pct(t.errors, t.calls)})`) : "0 errors";
   out.push(`${c.bold(`${int(t.calls)} calls`)}, ${errors}, ~${int(t.est_tokens)} est. tokens  ${c.dim(`(${scope})`)}`);
@@ -87,6 +110,7 @@ export function renderStats(r: StatsReport, q: StatsQuery, io: CliIO): string {
       (t.p99_ms !== undefined ? `, p99 ${ms(t.p99_ms)}` : "") +
       `; ${formatBytes(t.bytes_in)} arguments sent, ${formatBytes(t.bytes_out)} results received`,
   );
+  if (guardText) out.push(guardText);
   out.push(
     "",
     table(

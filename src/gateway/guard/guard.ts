@@ -204,7 +204,7 @@ export class Guard {
     } else {
       const st = this.definitionState(entry);
       if (st.state === "changed") refusal = refuse.definitionChanged(entry, effect, st.changes);
-      else if (st.state === "awaiting_approval") refusal = refuse.awaitingApproval(entry, effect);
+      else if (st.state === "awaiting_approval") refusal = refuse.awaitingApproval(entry, effect, this.quarantineRule(entry.server));
       else if (st.state === "unreadable") refusal = refuse.definitionsUnreadable(entry, effect, st.file, st.problem);
     }
     if (refusal) {
@@ -299,6 +299,13 @@ export class Guard {
   quarantined(server: string): boolean {
     const config = this.deps.config();
     return config.servers[server]?.quarantine ?? config.quarantine;
+  }
+
+  /** The key that quarantines a server, for the audit trail (`quarantine` also when a tool waits from an earlier one). */
+  private quarantineRule(server: string): string {
+    const config = this.deps.config();
+    if (config.servers[server]?.quarantine !== undefined) return `servers.${server}.quarantine`;
+    return "quarantine";
   }
 
   private pinnedOf(entry: CatalogEntry): Pinned {

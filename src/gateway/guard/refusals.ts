@@ -98,11 +98,12 @@ export function definitionChanged(entry: CatalogEntry, effect: Effect, changes: 
   };
 }
 
-export function awaitingApproval(entry: CatalogEntry, effect: Effect): Refusal {
+/** `rule`: the config key that quarantined the server (`servers.X.quarantine` or `quarantine`). */
+export function awaitingApproval(entry: CatalogEntry, effect: Effect, rule: string): Refusal {
   const approve = approveCommand(entry);
   return {
     reason: "awaiting_approval",
-    rule: `servers.${entry.server}.quarantine`,
+    rule,
     document: {
       ...base(entry, effect),
       reason: "awaiting_approval",

@@ -73,6 +73,7 @@ agents:
   strict: {policy: {allow: read}}
   open: {policy: {deny: [], confirm: none}}
   deny_server: {policy: {deny: [gh]}}
+  wide: {policy: {allow: destructive}}
 `);
   it("an agent's keys replace the top-level ones one by one; unscoped uses the top level", () => {
     const strict = agentPolicy(c, "strict");
@@ -93,6 +94,7 @@ agents:
     expect(decide(p, "read", ["db__drop_table"])).toEqual({ kind: "refuse", reason: "denied", rule: "policy.deny[0]", pattern: "*__drop_*" });
     expect(decide(p, "destructive", ["db__truncate"])).toEqual({ kind: "refuse", reason: "effect_not_allowed", rule: "policy.allow" });
     expect(decide(agentPolicy(c, "open"), "write", ["db__insert"])).toEqual({ kind: "allow" });
+    expect(decide(agentPolicy(c, "wide"), "destructive", ["db__truncate"])).toEqual({ kind: "confirm", rule: "policy.confirm" });
     const confirming = agentPolicy(config("servers: {a: {command: x}}\npolicy: {confirm: write}"), undefined);
     expect(decide(confirming, "write", ["a__b"])).toEqual({ kind: "confirm", rule: "policy.confirm" });
     expect(decide(confirming, "destructive", ["a__b"])).toEqual({ kind: "confirm", rule: "policy.confirm" });
