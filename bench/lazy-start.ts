@@ -218,22 +218,23 @@ const median = (xs: number[]) => {
 const mb = (b: number) => (b / 1024 / 1024).toFixed(0);
 const pad = (s: string, n: number) => s.padEnd(n);
 
-const eager = await measure("(a) eager", "eager");
+// (a) last: its 150 processes leave the machine loaded for a while after they exit.
 const auto = await measure("(b) auto, warm cache", "auto");
 // The same as (b) from the ~100 modules tsc writes instead of dist/bundle/mcphub.cjs.
 const modules = await measure("(c) = (b), no bundle", "auto", { MCPHUB_NO_BUNDLE: "1" });
 // The same as (b), the bundle compiled afresh every start (no V8 code cache).
 const uncached = await measure("(d) = (b), no code cache", "auto", { MCPHUB_NO_CODE_CACHE: "1" });
+const eager = await measure("(a) eager", "eager");
 
 const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
 console.log(`load average ${load} on ${(await import("node:os")).availableParallelism()} cores; ${SERVERS} stdio servers, each starting in ${DELAY_MS} ms; ${RUNS} runs per mode; ${GATEWAYS} idle gateways for RSS; query "${QUERY}"\n`);
 console.log(
-  [pad("mode", 24), pad("first correct resolve ms", 26), pad("min-max", 14), pad("gateway CPU ms", 16), pad("resolve calls", 14), pad("children after", 15), pad(`RSS ${GATEWAYS} idle gateways`, 22), "processes"].join(""),
+  [pad("mode", 26), pad("first correct resolve ms", 26), pad("min-max", 14), pad("gateway CPU ms", 16), pad("resolve calls", 14), pad("children after", 15), pad(`RSS ${GATEWAYS} idle gateways`, 22), "processes"].join(""),
 );
 for (const r of [eager, auto, modules, uncached]) {
   console.log(
     [
-      pad(r.label, 24),
+      pad(r.label, 26),
       pad(`${median(r.firstMs).toFixed(0)} (median)`, 26),
       pad(`${Math.min(...r.firstMs).toFixed(0)}-${Math.max(...r.firstMs).toFixed(0)}`, 14),
       pad(String(median(r.cpuMs)), 16),

@@ -114,35 +114,15 @@ export class DefinitionStore {
    * Writes only when something changed.
    */
   async observe(server: string, tools: readonly ObservedTool[], opts: { quarantine: boolean; now?: number }): Promise<ObserveResult> {
-    const result: ObserveResult = { firstSeen: [], changed: [], awaiting: [] };
+    // Every start observes every server's listing, and nearly always nothing changed: decided
+    // from the (stat-cached) file without the lock; only a change takes it and decides again.
+    const known = this.read(server);
+    if (!("unreadable" in known) && !observeInto(bare(known.tools), tools, opts).dirty) return { firstSeen: [], changed: [], awaiting: [] };
+    let result: ObserveResult = { firstSeen: [], changed: [], awaiting: [] };
     await this.update(server, (records) => {
-      const at = new Date(opts.now ?? Date.now()).toISOString();
-      let dirty = false;
-      for (const t of tools) {
-        const rec = Object.hasOwn(records, t.wire) ? records[t.wire] : undefined;
-        const version = { hash: t.hash, definition: t.definition };
-        if (!rec?.approved) {
-          if (!opts.quarantine && rec?.pending === undefined) {
-            records[t.wire] = { approved: { ...version, at, by: "first_use" } };
-            result.firstSeen.push(t.wire);
-            dirty = true;
-          } else if (rec?.pending?.hash !== t.hash) {
-            records[t.wire] = { pending: { ...version, seen: at } };
-            result.awaiting.push(t.wire);
-            dirty = true;
-          }
-        } else if (rec.approved.hash === t.hash) {
-          if (rec.pending !== undefined) {
-            records[t.wire] = { approved: rec.approved };
-            dirty = true;
-          }
-        } else if (rec.pending?.hash !== t.hash) {
-          records[t.wire] = { approved: rec.approved, pending: { ...version, seen: at } };
-          result.changed.push(t.wire);
-          dirty = true;
-        }
-      }
-      return dirty;
+      const planned = observeInto(records, tools, opts);
+      result = planned.result;
+      return planned.dirty;
     });
     return result;
   }
@@ -207,6 +187,38 @@ export class DefinitionStore {
       this.cache.delete(server);
     });
   }
+}
+
+/** Applies a listing to a server's records (in place): what observe() writes, and whether it must. */
+function observeInto(records: Record<string, ToolRecord>, tools: readonly ObservedTool[], opts: { quarantine: boolean; now?: number }): { dirty: boolean; result: ObserveResult } {
+  const result: ObserveResult = { firstSeen: [], changed: [], awaiting: [] };
+  const at = new Date(opts.now ?? Date.now()).toISOString();
+  let dirty = false;
+  for (const t of tools) {
+    const rec = Object.hasOwn(records, t.wire) ? records[t.wire] : undefined;
+    const version = { hash: t.hash, definition: t.definition };
+    if (!rec?.approved) {
+      if (!opts.quarantine && rec?.pending === undefined) {
+        records[t.wire] = { approved: { ...version, at, by: "first_use" } };
+        result.firstSeen.push(t.wire);
+        dirty = true;
+      } else if (rec?.pending?.hash !== t.hash) {
+        records[t.wire] = { pending: { ...version, seen: at } };
+        result.awaiting.push(t.wire);
+        dirty = true;
+      }
+    } else if (rec.approved.hash === t.hash) {
+      if (rec.pending !== undefined) {
+        records[t.wire] = { approved: rec.approved };
+        dirty = true;
+      }
+    } else if (rec.pending?.hash !== t.hash) {
+      records[t.wire] = { approved: rec.approved, pending: { ...version, seen: at } };
+      result.changed.push(t.wire);
+      dirty = true;
+    }
+  }
+  return { dirty, result };
 }
 
 function parseFile(server: string, readText: () => string): ServerRecords | UnreadableRecords {

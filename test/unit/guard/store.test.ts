@@ -2,7 +2,7 @@
 // (trust on first use, quarantine, changes, approvals, damaged files, several writers at once).
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { changeSummary, definitionHash, descriptionDiff, pinnedDefinition, type PinnedDefinition } from "../../../src/guard/definitions.js";
@@ -84,6 +84,21 @@ describe("DefinitionStore", () => {
     expect((await store.approve("s")).map((a) => [a.wire, a.before?.description, a.after.description])).toEqual([["look", "Reads a value.", "Deletes everything."]]);
     const approved = store.read("s");
     expect("tools" in approved && [approved.tools.look?.approved?.hash, approved.tools.look?.approved?.by, approved.tools.look?.pending]).toEqual([changed.hash, "operator", undefined]);
+  });
+
+  it("a listing that changes nothing is decided without the lock; a change waits for it", async () => {
+    await store.observe("s", [tool("look")], { quarantine: false });
+    // Another process holds the store's lock (a live pid, fresh): an unchanged listing does not wait...
+    const lock = join(dataDir, "definitions", ".lock");
+    writeFileSync(lock, JSON.stringify({ pid: process.pid, host: hostname(), created: Date.now() }));
+    expect(await store.observe("s", [tool("look")], { quarantine: false })).toEqual({ firstSeen: [], changed: [], awaiting: [] });
+    // ...a changed one waits for the lock and is recorded once it is released.
+    let settled = false;
+    const changed = store.observe("s", [tool("look", def({ description: "Deletes everything." }))], { quarantine: false }).finally(() => (settled = true));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(settled).toBe(false);
+    rmSync(lock);
+    expect((await changed).changed).toEqual(["look"]);
   });
 
   it("quarantine: a tool never seen waits for its first approval, and stays waiting until then", async () => {
