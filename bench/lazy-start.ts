@@ -210,6 +210,28 @@ async function measure(label: string, mode: "eager" | "auto", extraEnv: Record<s
   return row;
 }
 
+/**
+ * The floor for (b): the smallest MCP server there is (test/fixtures/echo.mjs: the SDK's Server,
+ * one tool, over stdio) from spawn to its first tool answer, timed the same way in the same run.
+ */
+async function measureFloor(): Promise<{ firstMs: number[]; cpuMs: number[] }> {
+  const out = { firstMs: [] as number[], cpuMs: [] as number[] };
+  for (let run = 0; run < RUNS + 1; run++) {
+    const t0 = performance.now();
+    const transport = new StdioClientTransport({ command: process.execPath, args: [join(ROOT, "test/fixtures/echo.mjs")], stderr: "pipe" });
+    const client = new Client({ name: "lazy-start-bench", version: "1.0.0" });
+    await client.connect(transport);
+    await client.callTool({ name: "echo", arguments: { message: "hi" } });
+    const ms = performance.now() - t0;
+    const cpu = transport.pid === null ? 0 : cpuMs(transport.pid);
+    await client.close();
+    if (run === 0) continue; // the first run warms the file cache
+    out.firstMs.push(ms);
+    out.cpuMs.push(cpu);
+  }
+  return out;
+}
+
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   const m = Math.floor(s.length / 2);
@@ -219,6 +241,8 @@ const mb = (b: number) => (b / 1024 / 1024).toFixed(0);
 const pad = (s: string, n: number) => s.padEnd(n);
 
 // (a) last: its 150 processes leave the machine loaded for a while after they exit.
+const loadAtStart = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+const floor = await measureFloor();
 const auto = await measure("(b) auto, warm cache", "auto");
 // The same as (b) from the ~100 modules tsc writes instead of dist/bundle/mcphub.cjs.
 const modules = await measure("(c) = (b), no bundle", "auto", { MCPHUB_NO_BUNDLE: "1" });
@@ -226,7 +250,7 @@ const modules = await measure("(c) = (b), no bundle", "auto", { MCPHUB_NO_BUNDLE
 const uncached = await measure("(d) = (b), no code cache", "auto", { MCPHUB_NO_CODE_CACHE: "1" });
 const eager = await measure("(a) eager", "eager");
 
-const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+const load = `${loadAtStart} at the start, ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")} at the end`;
 console.log(`load average ${load} on ${(await import("node:os")).availableParallelism()} cores; ${SERVERS} stdio servers, each starting in ${DELAY_MS} ms; ${RUNS} runs per mode; ${GATEWAYS} idle gateways for RSS; query "${QUERY}"\n`);
 console.log(
   [pad("mode", 26), pad("first correct resolve ms", 26), pad("min-max", 14), pad("gateway CPU ms", 16), pad("resolve calls", 14), pad("children after", 15), pad(`RSS ${GATEWAYS} idle gateways`, 22), "processes"].join(""),
@@ -246,7 +270,17 @@ for (const r of [eager, auto, modules, uncached]) {
   );
 }
 console.log(
-  `\nratio b/a: first answer ${(median(auto.firstMs) / median(eager.firstMs)).toFixed(3)}, RSS ${(auto.rssBytes / eager.rssBytes).toFixed(3)}` +
+  [
+    pad("floor: bare SDK server", 26),
+    pad(`${median(floor.firstMs).toFixed(0)} (median)`, 26),
+    pad(`${Math.min(...floor.firstMs).toFixed(0)}-${Math.max(...floor.firstMs).toFixed(0)}`, 14),
+    pad(String(median(floor.cpuMs)), 16),
+    "(test/fixtures/echo.mjs: spawn to its first tools/call answer)",
+  ].join(""),
+);
+console.log(
+  `\nratio b/floor: first answer ${(median(auto.firstMs) / median(floor.firstMs)).toFixed(3)}, CPU ${(median(auto.cpuMs) / median(floor.cpuMs)).toFixed(3)}` +
+    `\nratio b/a: first answer ${(median(auto.firstMs) / median(eager.firstMs)).toFixed(3)}, RSS ${(auto.rssBytes / eager.rssBytes).toFixed(3)}` +
     `\nratio b/c (bundle vs modules): first answer ${(median(auto.firstMs) / median(modules.firstMs)).toFixed(3)}, gateway CPU ${(median(auto.cpuMs) / median(modules.cpuMs)).toFixed(3)}` +
     `\nratio b/d (code cache vs none): first answer ${(median(auto.firstMs) / median(uncached.firstMs)).toFixed(3)}, gateway CPU ${(median(auto.cpuMs) / median(uncached.cpuMs)).toFixed(3)}` +
     `\ntargets: warm first answer <= 200 ms (${median(auto.firstMs) <= 200 ? "met" : "NOT met"}); 0 downstream processes until a call (${median(auto.children) === 0 ? "met" : "NOT met"}); RSS of (b) <= 20% of (a) (${auto.rssBytes <= 0.2 * eager.rssBytes ? "met" : "NOT met"})` +
