@@ -438,14 +438,15 @@ export class Hub {
 }
 
 /** Top-level settings that differ, and which of those need a restart to take effect. */
-function settingChanges(prev: Config, next: Config): { settings: string[]; needsRestart: string[] } {
+export function settingChanges(prev: Config, next: Config): { settings: string[]; needsRestart: string[] } {
   const settings: string[] = [];
   for (const key of Object.keys(next) as (keyof Config)[]) {
     if (key === "servers") continue;
     if (canonicalJson(prev[key] ?? null) !== canonicalJson(next[key] ?? null)) settings.push(key);
   }
-  // The listener address is bound once; the stores were opened with the old retention.
-  const needsRestart = settings.filter((k) => k === "listen" || k === "result_retention");
+  // The listener address is bound once; the stores were opened with the old retention; the
+  // semantic search (search.embeddings) is built with the hub.
+  const needsRestart = settings.filter((k) => k === "listen" || k === "result_retention" || k === "search");
   return { settings: settings.sort(), needsRestart };
 }
 
