@@ -13,10 +13,10 @@
 // cached code, so a cache anyone else could write would run their code. MCPHUB_NO_CODE_CACHE=1
 // runs the bundle without reading or writing it.
 import { createHash } from "node:crypto";
-import { chmodSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { homedir } from "node:os";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import vm from "node:vm";
 
@@ -49,8 +49,12 @@ function makeDirs(dir, depth) {
   }
 }
 
-/** The code cache file for this bundle and this Node, or undefined when no safe place exists. */
-function codeCacheFile() {
+/**
+ * The code cache file for this bundle's content and this Node, or undefined when no safe place
+ * exists. The content is part of the name because V8 checks a cache only against the source's
+ * length: a rebuilt or reinstalled bundle of the same length must never meet the old code.
+ */
+function codeCacheFile(source) {
   if (process.env.MCPHUB_NO_CODE_CACHE) return undefined;
   const base = process.env.XDG_CACHE_HOME || join(process.env.HOME || homedir(), ".cache");
   const dir = join(base, "mcphub");
@@ -62,8 +66,23 @@ function codeCacheFile() {
   } catch {
     return undefined;
   }
-  const key = createHash("sha256").update(`${bundle}\0${process.version}\0${process.arch}`).digest("hex").slice(0, 16);
-  return join(dir, `code-cache-${key}.bin`);
+  const place = createHash("sha256").update(`${bundle}\0${process.version}\0${process.arch}`).digest("hex").slice(0, 16);
+  const content = createHash("sha256").update(source).digest("hex").slice(0, 16);
+  return join(dir, `code-cache-${place}-${content}.bin`);
+}
+
+/** Caches of earlier builds at the same place: one is kept per bundle path and Node. */
+function removeOlderCaches(file) {
+  const dir = dirname(file);
+  const name = basename(file);
+  const place = name.slice(0, name.lastIndexOf("-") + 1);
+  try {
+    for (const other of readdirSync(dir)) {
+      if (other !== name && other.startsWith(place) && other.endsWith(".bin")) rmSync(join(dir, other), { force: true });
+    }
+  } catch {
+    // Left for the next write.
+  }
 }
 
 function readCache(file) {
@@ -82,6 +101,7 @@ function writeCache(file, script) {
     writeFileSync(tmp, script.createCachedData(), { mode: 0o600 });
     chmodSync(tmp, 0o600);
     renameSync(tmp, file);
+    removeOlderCaches(file);
   } catch {
     // A cache is an optimisation: a full disk or a read-only home only costs the next start.
   }
@@ -98,7 +118,7 @@ function isGateway(args) {
 
 function loadBundle() {
   const source = readFileSync(bundle, "utf8");
-  const cacheFile = codeCacheFile();
+  const cacheFile = codeCacheFile(source);
   const cachedData = cacheFile === undefined ? undefined : readCache(cacheFile);
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
     filename: bundle,

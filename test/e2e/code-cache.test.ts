@@ -2,7 +2,7 @@
 // writes one, private, where only this user can write; a later start uses it as is; a cache V8
 // rejects is replaced; a cache directory others could write is never read or written; operator
 // commands never write it (they would leave a cache without the gateway's functions).
-import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { FIXTURES, runMcphub, startGateway, tempHome, type TempHome } from "../helpers/gateway.js";
@@ -76,6 +76,18 @@ describe("the launcher's code cache", () => {
     const after = readFileSync(path);
     expect(after.length).toBeGreaterThan(100_000);
     expect(after.equals(Buffer.alloc(after.length, 7))).toBe(false);
+  });
+
+  it("is named by the bundle's content: another build's cache is never read, and is removed when this one is written", async () => {
+    const { home, cfg, cacheDir } = setup();
+    await gatewayRun(home, cfg);
+    const [name] = files(cacheDir) as [string];
+    expect(name).toMatch(/^code-cache-[0-9a-f]{16}-[0-9a-f]{16}\.bin$/);
+    // As if written by an earlier build at the same place (same length, other content).
+    const older = name.replace(/-[0-9a-f]{16}\.bin$/, "-0123456789abcdef.bin");
+    renameSync(join(cacheDir, name), join(cacheDir, older));
+    await gatewayRun(home, cfg);
+    expect(files(cacheDir)).toEqual([name]);
   });
 
   it("operator commands and MCPHUB_NO_CODE_CACHE=1 write nothing", async () => {
