@@ -228,8 +228,9 @@ export class Hub {
   async setServerEnabled(server: string, enabled: boolean): Promise<void> {
     const cfg = this.config.servers[server];
     if (!cfg) throw new Error(`unknown server "${server}"`);
-    if (cfg.enabled === enabled) return;
-    this.applyConfig({ ...this.config, servers: { ...this.config.servers, [server]: { ...cfg, enabled } } });
+    // The config watcher may have applied the page's own write already: the start below still
+    // runs then (an idle server with a cached catalogue would otherwise stay idle).
+    if (cfg.enabled !== enabled) this.applyConfig({ ...this.config, servers: { ...this.config.servers, [server]: { ...cfg, enabled } } });
     if (enabled && this.started && this.willStart(server)) this.supervisor.start([server]);
     await this.supervisor.settled();
   }
