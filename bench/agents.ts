@@ -15,6 +15,7 @@ import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import YAML from "yaml";
 import { descendants, rssTree } from "./proc.js";
+import { isolatedEnv } from "./isolated-env.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const BIN = join(ROOT, "bin/mcphub.js");
@@ -36,12 +37,7 @@ const profileIdx = argv.indexOf("--profile");
 const PROFILE_DIR = profileIdx >= 0 ? resolve(argv[profileIdx + 1] ?? ".") : undefined;
 
 const home = mkdtempSync(join(tmpdir(), "mcphub-bench-agents-"));
-const env: Record<string, string> = {
-  ...(process.env as Record<string, string>),
-  HOME: home,
-  MCPHUB_DATA_DIR: join(home, "data"),
-  MCPHUB_KEYCHAIN: "off",
-};
+const env = isolatedEnv(home);
 const agentNames = Array.from({ length: AGENTS }, (_, i) => `agent${i + 1}`);
 
 // Every process this benchmark starts, so that an error or Ctrl-C still ends them all.

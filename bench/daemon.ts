@@ -23,6 +23,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import YAML from "yaml";
+import { isolatedEnv } from "./isolated-env.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const BIN = join(ROOT, "bin/mcphub.js");
@@ -52,12 +53,7 @@ const CLK_TCK = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }
 setMaxListeners(0);
 
 const home = mkdtempSync(join(tmpdir(), "mcphub-bench-daemon-"));
-const env: Record<string, string> = {
-  ...(process.env as Record<string, string>),
-  HOME: home,
-  MCPHUB_DATA_DIR: join(home, "data"),
-  MCPHUB_KEYCHAIN: "off",
-};
+const env = isolatedEnv(home);
 const children = new Set<ChildProcess>();
 process.on("exit", () => {
   for (const c of children) c.kill("SIGKILL");

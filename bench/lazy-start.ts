@@ -16,6 +16,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import YAML from "yaml";
 import { descendants, rssTree } from "./proc.js";
+import { isolatedEnv } from "./isolated-env.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const BIN = join(ROOT, "bin/mcphub.js");
@@ -100,7 +101,7 @@ function setup(mode: "eager" | "auto"): { cfg: string; env: Record<string, strin
   writeFileSync(catalog, `${lines.join("\n")}\n`);
   const cfg = join(dir, "mcphub.yaml");
   writeFileSync(cfg, YAML.stringify({ expose: "lazy", start: mode, connect_timeout: "120s", servers }));
-  const env: Record<string, string> = { ...(process.env as Record<string, string>), HOME: dir, MCPHUB_DATA_DIR: dataDir, MCPHUB_KEYCHAIN: "off" };
+  const env = isolatedEnv(dir, dataDir);
   return { cfg, env, dataDir };
 }
 

@@ -18,6 +18,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import YAML from "yaml";
 import { writeFileSync } from "node:fs";
+import { isolatedEnv } from "./isolated-env.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const BIN = join(ROOT, "bin/mcphub.js");
@@ -32,7 +33,7 @@ const SESSIONS = flag("sessions", 10);
 const WARMUP = 20;
 
 const home = mkdtempSync(join(tmpdir(), "mcphub-bench-passthrough-"));
-const env: Record<string, string> = { ...(process.env as Record<string, string>), HOME: home, MCPHUB_DATA_DIR: join(home, "data"), MCPHUB_KEYCHAIN: "off" };
+const env = isolatedEnv(home);
 const daemons: ChildProcess[] = [];
 
 function config(name: string, server: Record<string, unknown>): string {

@@ -10,6 +10,7 @@ import { join, resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import YAML from "yaml";
+import { isolatedEnv } from "./isolated-env.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const BIN = join(ROOT, "bin/mcphub.js");
@@ -27,12 +28,7 @@ const CALLS = flag("calls", 3000);
 const CONCURRENCY = flag("concurrency", 16);
 
 const home = mkdtempSync(join(tmpdir(), "mcphub-bench-"));
-const env: Record<string, string> = {
-  ...(process.env as Record<string, string>),
-  HOME: home,
-  MCPHUB_DATA_DIR: join(home, "data"),
-  MCPHUB_KEYCHAIN: "off",
-};
+const env = isolatedEnv(home);
 
 function writeConfig(name: string, cfg: unknown): string {
   const p = join(home, name);

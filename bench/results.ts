@@ -17,6 +17,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import YAML from "yaml";
+import { isolatedEnv } from "./isolated-env.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const argv = process.argv.slice(2);
@@ -62,7 +63,7 @@ async function startGateway(home: string, cfg: string, ready: { tool: string; ar
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [join(ROOT, "bin/mcphub.js"), "--config", cfg, "mcp", "serve"],
-    env: { ...(process.env as Record<string, string>), HOME: home, MCPHUB_DATA_DIR: join(home, "data"), MCPHUB_KEYCHAIN: "off" },
+    env: isolatedEnv(home),
   });
   const client = new Client({ name: "bench", version: "1.0.0" });
   await client.connect(transport);
