@@ -5,7 +5,7 @@ import { request } from "node:http";
 import { join } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { httpClient, startDaemon, type Caller, type Daemon } from "../helpers/daemon.js";
+import { createTokens, httpClient, startDaemon, type Caller, type Daemon } from "../helpers/daemon.js";
 import { BIN, doc, FIXTURES, ROOT, runMcphub, startGateway, tempHome, text, waitReady, type TempHome } from "../helpers/gateway.js";
 import { checkResolveContract } from "../helpers/resolve-contract.js";
 
@@ -129,11 +129,7 @@ describe("the HTTP daemon", () => {
   beforeAll(async () => {
     home = tempHome();
     cfg = home.writeConfig(matrixConfig());
-    for (const agent of Object.keys(MATRIX)) {
-      const r = await runMcphub(home, ["--config", cfg, "token", "create", agent, "--json"]);
-      expect(r.code).toBe(0);
-      tokens[agent] = String((JSON.parse(r.stdout) as { token: string }).token);
-    }
+    Object.assign(tokens, await createTokens(home, cfg, Object.keys(MATRIX)));
     daemon = await startDaemon(home, cfg);
   });
   afterAll(async () => {

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ToolListChangedNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { httpClient, startDaemon, type Daemon } from "../helpers/daemon.js";
+import { createTokens, httpClient, startDaemon, type Daemon } from "../helpers/daemon.js";
 import { BIN, doc, FIXTURES, runMcphub, startGateway, tempHome, text, until, waitReady, type GatewayClient, type TempHome } from "../helpers/gateway.js";
 import { peerClient, type Answers, type PeerClient } from "../helpers/passthrough.js";
 import { checkResolveContract } from "../helpers/resolve-contract.js";
@@ -415,10 +415,7 @@ describe("the daemon applies each agent's policy to its own sessions only", () =
       policy: { confirm: "none" },
       agents: { reader: { policy: { allow: "read" } }, free: {}, careful: { policy: { confirm: "destructive" } } },
     });
-    for (const agent of ["reader", "free", "careful"]) {
-      const r = await runMcphub(home, ["--config", cfg, "token", "create", agent, "--json"]);
-      tokens[agent] = String((JSON.parse(r.stdout) as { token: string }).token);
-    }
+    Object.assign(tokens, await createTokens(home, cfg, ["reader", "free", "careful"]));
     daemon = await startDaemon(home, cfg);
   });
   afterAll(async () => {

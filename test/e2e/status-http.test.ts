@@ -8,7 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cookieOf, http, startDaemon, type Daemon } from "../helpers/daemon.js";
+import { cookieOf, createTokens, http, startDaemon, type Daemon } from "../helpers/daemon.js";
 import { doc, runMcphub, tempHome, type TempHome } from "../helpers/gateway.js";
 import { NOTES_KEY, statusConfig } from "../helpers/status.js";
 
@@ -130,10 +130,7 @@ describe("status page with tokens", () => {
     home = tempHome();
     cfg = home.writeConfig(statusConfig(home));
     home.env.MCPHUB_LOG_LEVEL = "info"; // the log check below reads every line the daemon writes
-    for (const agent of ["claude", "codex"]) {
-      const r = await runMcphub(home, ["--config", cfg, "token", "create", agent, "--json"]);
-      tokens[agent] = String((JSON.parse(r.stdout) as { token: string }).token);
-    }
+    Object.assign(tokens, await createTokens(home, cfg, ["claude", "codex"]));
     daemon = await startDaemon(home, cfg);
   });
   afterAll(async () => {

@@ -6,7 +6,7 @@ import { request } from "node:http";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { BIN, type TempHome } from "./gateway.js";
+import { BIN, runMcphub, type TempHome } from "./gateway.js";
 
 export interface Caller {
   call(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
@@ -22,6 +22,17 @@ export interface Daemon {
   child: ChildProcess;
   stderr: () => string;
   stop(): Promise<number | null>;
+}
+
+/** `mcphub token create AGENT --json` for each agent, through the real CLI: agent → token. */
+export async function createTokens(home: TempHome, cfg: string, agents: readonly string[]): Promise<Record<string, string>> {
+  const tokens: Record<string, string> = {};
+  for (const agent of agents) {
+    const r = await runMcphub(home, ["--config", cfg, "token", "create", agent, "--json"]);
+    if (r.code !== 0) throw new Error(`token create ${agent} exited ${r.code}: ${r.stderr}`);
+    tokens[agent] = String((JSON.parse(r.stdout) as { token: string }).token);
+  }
+  return tokens;
 }
 
 export async function startDaemon(home: TempHome, cfg: string, extra: string[] = []): Promise<Daemon> {
