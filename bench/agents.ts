@@ -15,22 +15,16 @@ import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import YAML from "yaml";
 import { descendants, rssTree } from "./proc.js";
-import { isolatedEnv } from "./isolated-env.js";
+import { BIN, ROOT, isolatedEnv, numberFlag } from "./setup.js";
 
-const ROOT = resolve(import.meta.dirname, "..");
-const BIN = join(ROOT, "bin/mcphub.js");
 const ECHO = join(ROOT, "test/fixtures/echo.mjs");
 
 const argv = process.argv.slice(2);
-const flag = (name: string, dflt: number) => {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(argv[i + 1]) : dflt;
-};
-const AGENTS = flag("agents", 8);
-const CALLS = flag("calls", 10_000);
+const AGENTS = numberFlag("agents", 8);
+const CALLS = numberFlag("calls", 10_000);
 const PER_AGENT = Math.ceil(CALLS / AGENTS);
-const WARMUP = flag("warmup", 300);
-const ROUNDS = flag("rounds", 1);
+const WARMUP = numberFlag("warmup", 300);
+const ROUNDS = numberFlag("rounds", 1);
 const transportIdx = argv.indexOf("--transport");
 const TRANSPORT = transportIdx >= 0 ? argv[transportIdx + 1] : "lean";
 const profileIdx = argv.indexOf("--profile");

@@ -23,29 +23,23 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import YAML from "yaml";
-import { isolatedEnv } from "./isolated-env.js";
+import { BIN, ROOT, isolatedEnv, numberFlag } from "./setup.js";
 
-const ROOT = resolve(import.meta.dirname, "..");
-const BIN = join(ROOT, "bin/mcphub.js");
 const ECHO = join(ROOT, "test/fixtures/echo.mjs");
 const PEER = "mcp-hub@4.2.1";
 
 const argv = process.argv.slice(2);
-const flag = (name: string, dflt: number) => {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(argv[i + 1]) : dflt;
-};
 const option = (name: string) => {
   const i = argv.indexOf(`--${name}`);
   return i >= 0 ? argv[i + 1] : undefined;
 };
-const CALLS = flag("calls", 2000);
-const ROUNDS = flag("rounds", 3);
-const CONCURRENCY = flag("concurrency", 16);
-const WARMUP = flag("warmup", 4000);
+const CALLS = numberFlag("calls", 2000);
+const ROUNDS = numberFlag("rounds", 3);
+const CONCURRENCY = numberFlag("concurrency", 16);
+const WARMUP = numberFlag("warmup", 4000);
 const ONLY = option("only")?.split(",");
 const PROFILE_DIR = option("profile") ? resolve(option("profile") as string) : undefined;
-const AGENT_ROUNDS = flag("agents-rounds", 2);
+const AGENT_ROUNDS = numberFlag("agents-rounds", 2);
 const CLK_TCK = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
 
 // The SDK's HTTP client hands one AbortSignal to every fetch, and undici lets go of its listener

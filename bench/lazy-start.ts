@@ -11,26 +11,20 @@
 // and the total resident memory (gateway + children) of GATEWAYS stdio gateways sitting idle.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import YAML from "yaml";
 import { descendants, rssTree } from "./proc.js";
-import { isolatedEnv } from "./isolated-env.js";
+import { BIN, ROOT, isolatedEnv, numberFlag } from "./setup.js";
 
-const ROOT = resolve(import.meta.dirname, "..");
-const BIN = join(ROOT, "bin/mcphub.js");
 const CATALOG_SERVER = join(ROOT, "test/fixtures/catalog-server.mjs");
 
 const argv = process.argv.slice(2);
-const flag = (name: string, dflt: number) => {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(argv[i + 1]) : dflt;
-};
-const SERVERS = flag("servers", 30);
-const DELAY_MS = flag("delay-ms", 1000);
-const RUNS = flag("runs", 5);
-const GATEWAYS = flag("gateways", 5);
+const SERVERS = numberFlag("servers", 30);
+const DELAY_MS = numberFlag("delay-ms", 1000);
+const RUNS = numberFlag("runs", 5);
+const GATEWAYS = numberFlag("gateways", 5);
 const QUERY = "remember a fact about a person";
 const SETTLE_MS = 3000;
 

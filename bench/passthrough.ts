@@ -10,7 +10,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -18,18 +18,12 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import YAML from "yaml";
 import { writeFileSync } from "node:fs";
-import { isolatedEnv } from "./isolated-env.js";
+import { BIN, ROOT, isolatedEnv, numberFlag } from "./setup.js";
 
-const ROOT = resolve(import.meta.dirname, "..");
-const BIN = join(ROOT, "bin/mcphub.js");
 const FIXTURE = join(ROOT, "test/fixtures/conformance-server.mjs");
 const argv = process.argv.slice(2);
-const flag = (name: string, dflt: number) => {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(argv[i + 1]) : dflt;
-};
-const CALLS = flag("calls", 300);
-const SESSIONS = flag("sessions", 10);
+const CALLS = numberFlag("calls", 300);
+const SESSIONS = numberFlag("sessions", 10);
 const WARMUP = 20;
 
 const home = mkdtempSync(join(tmpdir(), "mcphub-bench-passthrough-"));

@@ -10,22 +10,16 @@ import { join, resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import YAML from "yaml";
-import { isolatedEnv } from "./isolated-env.js";
+import { BIN, ROOT, isolatedEnv, numberFlag } from "./setup.js";
 
-const ROOT = resolve(import.meta.dirname, "..");
-const BIN = join(ROOT, "bin/mcphub.js");
 const ECHO = join(ROOT, "test/fixtures/echo.mjs");
 const FORWARDER = join(ROOT, "bench/forwarder.mjs");
 const CATALOG_SERVER = join(ROOT, "test/fixtures/catalog-server.mjs");
 const LIVEMCPBENCH = resolve(ROOT, "bench/data/livemcpbench/catalog.jsonl");
 
 const argv = process.argv.slice(2);
-const flag = (name: string, dflt: number) => {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(argv[i + 1]) : dflt;
-};
-const CALLS = flag("calls", 3000);
-const CONCURRENCY = flag("concurrency", 16);
+const CALLS = numberFlag("calls", 3000);
+const CONCURRENCY = numberFlag("concurrency", 16);
 
 const home = mkdtempSync(join(tmpdir(), "mcphub-bench-"));
 const env = isolatedEnv(home);

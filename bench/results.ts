@@ -12,14 +12,13 @@
 //    to search it for a string that is not there; median of 5. Target: <= 3 s.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import YAML from "yaml";
-import { isolatedEnv } from "./isolated-env.js";
+import { BIN, ROOT, isolatedEnv } from "./setup.js";
 
-const ROOT = resolve(import.meta.dirname, "..");
 const argv = process.argv.slice(2);
 const arg = (name: string, fallback: string) => {
   const i = argv.indexOf(`--${name}`);
@@ -62,7 +61,7 @@ type Call = (name: string, args: Record<string, unknown>) => Promise<CallToolRes
 async function startGateway(home: string, cfg: string, ready: { tool: string; arguments: Record<string, unknown> }) {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [join(ROOT, "bin/mcphub.js"), "--config", cfg, "mcp", "serve"],
+    args: [BIN, "--config", cfg, "mcp", "serve"],
     env: isolatedEnv(home),
   });
   const client = new Client({ name: "bench", version: "1.0.0" });
