@@ -32,7 +32,7 @@ const daemons: ChildProcess[] = [];
 
 function config(name: string, server: Record<string, unknown>): string {
   const path = join(home, `${name}.yaml`);
-  writeFileSync(path, YAML.stringify({ expose: "all", servers: { conf: { command: process.execPath, args: [FIXTURE], ...server } } }));
+  writeFileSync(path, YAML.stringify({ expose: "all", servers: { conf: { command: process.execPath, args: [FIXTURE], start: "eager", ...server } } }));
   return path;
 }
 
