@@ -5,7 +5,7 @@
 import { chmodSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { FIXTURES, runMcphub, startGateway, tempHome, type TempHome } from "../helpers/gateway.js";
+import { alive, FIXTURES, runMcphub, startGateway, tempHome, until, type TempHome } from "../helpers/gateway.js";
 
 const homes: TempHome[] = [];
 afterEach(() => {
@@ -36,17 +36,7 @@ async function gatewayRun(home: TempHome, cfg: string, env: NodeJS.ProcessEnv = 
   const listed = await gw.client.listTools();
   expect(listed.tools.map((t) => t.name)).toContain("mcphub_search_tools");
   await gw.close();
-  await new Promise<void>((resolve) => {
-    const check = () => {
-      try {
-        process.kill(gw.pid, 0);
-        setTimeout(check, 20);
-      } catch {
-        resolve();
-      }
-    };
-    check();
-  });
+  await until(() => !alive(gw.pid), "the gateway exits");
 }
 
 describe("the launcher's code cache", () => {
