@@ -42,6 +42,9 @@ export function isOwnError(result: CallToolResult): boolean {
 
 export class BadRequest extends Error {}
 
+/** A reference to a tool outside the agent's scope. */
+export class OutOfScope extends Error {}
+
 /** Parses management-tool arguments; throws BadRequest with a one-line, actionable message. */
 export function parseArgs<T extends z.ZodType>(schema: T, raw: unknown, usage: string): z.output<T> {
   const r = schema.safeParse(raw ?? {});

@@ -5,10 +5,9 @@ import { errorText } from "../../util/errors.js";
 import type { ManagementTool } from "../management.js";
 import { callTool } from "./call-tool.js";
 import { boundReply, checkArgumentBounds } from "./bounds.js";
-import { BadRequest, badRequest, type ToolContext } from "./context.js";
+import { BadRequest, badRequest, OutOfScope, type ToolContext } from "./context.js";
 import { describeTool, resolveTool, searchTools } from "./discovery.js";
 import { listServers } from "./list-servers.js";
-import { OutOfScope } from "./locate.js";
 import { getResult, pollResult } from "./results.js";
 import { stats } from "./stats.js";
 
