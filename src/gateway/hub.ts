@@ -27,8 +27,8 @@ import { VERSION } from "../version.js";
 import { Guard } from "../guard/index.js";
 import type { Logger } from "../util/log.js";
 import { DetachedRegistry, type CallPorts } from "./call/index.js";
-import { Passthrough } from "./passthrough/router.js";
-import { Scope } from "./policy/scope.js";
+import { Passthrough } from "./passthrough/index.js";
+import { Scope } from "./policy/index.js";
 import { AgentView } from "./view.js";
 
 export interface HubOptions {

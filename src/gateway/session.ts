@@ -41,10 +41,7 @@ import {
   type Published,
 } from "./listings.js";
 import { advertisedName, managementToolFor } from "./management.js";
-import { UPSTREAM_SERVER_CAPABILITIES } from "./passthrough/capabilities.js";
-import { isWireError, toWire, WireError } from "./passthrough/errors.js";
-import { UpstreamPeer } from "./passthrough/peer.js";
-import type { Caller } from "./passthrough/router.js";
+import { type Caller, isWireError, toWire, UPSTREAM_SERVER_CAPABILITIES, UpstreamPeer, WireError } from "./passthrough/index.js";
 import { runManagementTool } from "./tools/index.js";
 import { mountConflicts } from "./tools/list-servers.js";
 import { jsonResult, type ToolContext } from "./tools/context.js";

@@ -2,7 +2,7 @@
 // validates the file, this applies each valid edit to the hub as a diff and reports it in one
 // line; SIGHUP re-reads the file at once. An invalid edit is one error line and changes nothing.
 import { watchConfig } from "../config/watch.js";
-import type { Hub, ReloadSummary } from "../gateway/hub.js";
+import type { Hub, ReloadSummary } from "../gateway/index.js";
 
 export type Report = (level: "info" | "warn" | "error", message: string) => void;
 

@@ -10,7 +10,7 @@ import {
   type JSONRPCMessage,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
-import { directCallParams } from "../gateway/direct-calls.js";
+import { directCallParams } from "../gateway/index.js";
 
 export type RequestId = string | number;
 

@@ -24,7 +24,7 @@ export function registerServe(program: Command, io: CliIO): void {
       const env = process.env;
       const log = stderrLogger(env);
       if (opts.listen !== undefined) {
-        const { serveHttp } = await import("../../serve/http/listener.js");
+        const { serveHttp } = await import("../../serve/http/index.js");
         await serveHttp({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, listen: listenOf(opts.listen), io, ...(opts.agent ? { agent: opts.agent } : {}) });
         exitSoon();
         return;
@@ -46,7 +46,7 @@ export function registerServe(program: Command, io: CliIO): void {
       const env = process.env;
       const log = stderrLogger(env);
       const listen = listenOf(opts.listen ?? loaded.config.listen ?? DEFAULT_LISTEN);
-      const { serveHttp } = await import("../../serve/http/listener.js");
+      const { serveHttp } = await import("../../serve/http/index.js");
       await serveHttp({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, listen, io });
       exitSoon();
     });

@@ -7,7 +7,7 @@
 // Each refusal is an outcome saying that nothing was sent, and why.
 import type { JsonObject } from "../../catalog/types.js";
 import { advertisedName } from "../management.js";
-import { askOnSession } from "../passthrough/elicit.js";
+import { askOnSession } from "../passthrough/index.js";
 import { entryOf, type CallContext, type CallOutcome } from "./context.js";
 import { checkArguments } from "./validate-args.js";
 

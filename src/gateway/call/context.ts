@@ -12,7 +12,7 @@ import type { Guard, Gate, RefusalReason } from "../../guard/index.js";
 import type { CallRecord } from "../../telemetry/index.js";
 import type { Logger } from "../../util/log.js";
 import type { ResultStore } from "../../vault/results.js";
-import type { Caller } from "../passthrough/router.js";
+import type { Caller } from "../passthrough/index.js";
 import type { AgentView } from "../view.js";
 
 export type Via = CallRecord["via"];

@@ -5,7 +5,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
 import type { JsonObject } from "../../catalog/types.js";
 import type { Hub } from "../hub.js";
-import type { Caller } from "../passthrough/router.js";
+import type { Caller } from "../passthrough/index.js";
 import type { AgentView } from "../view.js";
 
 export interface ToolContext {

@@ -1,4 +1,6 @@
-// Dispatch of the eight management tools. Bad requests and scope refusals become isError
+// The eight management tools' handlers, one module per family (discovery, call_tool, results,
+// list_servers, stats), their shared context and argument bounds; this module dispatches them.
+// Bad requests and scope refusals become isError
 // results with an actionable message; nothing here throws into the MCP server.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { errorText } from "../../util/errors.js";

@@ -2,7 +2,7 @@
 // downstream that cannot be reached makes it `degraded` (still HTTP 200: a supervisor must not
 // restart the daemon because one server is down), with the failing servers named. Only names and
 // states: the endpoint is answered before any token check, so no error text goes out here.
-import type { Hub } from "../../gateway/hub.js";
+import type { Hub } from "../../gateway/index.js";
 
 export interface HealthReport {
   status: "ok" | "degraded" | "stopping";

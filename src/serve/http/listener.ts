@@ -9,16 +9,15 @@ import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { ListenAddress } from "../../config/schema.js";
 import { CliError, type CliIO } from "../../util/user-error.js";
 import { errorText } from "../../util/errors.js";
-import { Hub } from "../../gateway/hub.js";
+import { createSession, Hub, type Session } from "../../gateway/index.js";
 import { followConfig, type Report } from "../reload.js";
 import { healthReport } from "./health.js";
-import { createSessionTransport, type HttpSessionTransport } from "./transport/select.js";
+import { createSessionTransport, type HttpSessionTransport } from "./transport/index.js";
 import { SessionTable } from "./sessions.js";
 import { guardTransport } from "../rpc-guard.js";
-import { createSession, type Session } from "../../gateway/session.js";
-import { createStatusRoutes, type StatusRoutes } from "../status/routes.js";
-import type { ServeOptions } from "../stdio/index.js";
-import { bearerFrom, TokenStore } from "./tokens.js";
+import { createStatusRoutes, type StatusRoutes } from "../status/index.js";
+import type { ServeOptions } from "../options.js";
+import { bearerFrom, TokenStore } from "../tokens.js";
 
 export interface HttpOptions extends ServeOptions {
   listen: ListenAddress;

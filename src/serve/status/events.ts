@@ -3,7 +3,7 @@
 // charts and "x ago" texts move on. Before each push the viewer's right to see it is checked
 // again: a revoked token or an ended session closes its stream.
 import type { ServerResponse } from "node:http";
-import type { Hub } from "../../gateway/hub.js";
+import type { Hub } from "../../gateway/index.js";
 import type { StatusDocument, Viewer } from "./model.js";
 
 /** Pushes after a change wait this long for more changes (a server starting is several). */

@@ -4,10 +4,8 @@
 import { byteOrder } from "../../util/canonical-json.js";
 import type { RecentCalls, RecentServerStats } from "../../telemetry/recent.js";
 import { VERSION } from "../../version.js";
-import type { Hub } from "../../gateway/hub.js";
-import { Scope } from "../../gateway/policy/scope.js";
-import { serverStatus } from "../../gateway/server-status.js";
-import type { TokenStore } from "../http/tokens.js";
+import { Scope, serverStatus, type Hub } from "../../gateway/index.js";
+import type { TokenStore } from "../tokens.js";
 import { lastLine, type ServerTimeline } from "./timeline.js";
 
 /** Who is looking: the operator (page session or anonymous loopback) or an agent's bearer token. */

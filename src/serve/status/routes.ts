@@ -14,8 +14,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { RecentCalls } from "../../telemetry/recent.js";
 import { errorText } from "../../util/errors.js";
-import type { Hub } from "../../gateway/hub.js";
-import { bearerFrom, type TokenStore } from "../http/tokens.js";
+import type { Hub } from "../../gateway/index.js";
+import { bearerFrom, type TokenStore } from "../tokens.js";
 import { ACTIONS, runAction, type ServerAction } from "./actions.js";
 import { StatusEvents } from "./events.js";
 import { redeemLoginSecret } from "./login.js";

@@ -1,8 +1,7 @@
 // What the supervisor's snapshots do not remember: when each server entered its current state,
 // and its last error after it recovered. Fed by the supervisor's change events from the moment
 // the daemon starts, before any server is started.
-import type { Hub } from "../../gateway/hub.js";
-import { serverStatus } from "../../gateway/server-status.js";
+import { serverStatus, type Hub } from "../../gateway/index.js";
 
 export interface LastError {
   message: string;

@@ -1,22 +1,13 @@
-// `mcphub mcp serve` over stdio: one harness, one agent, one hub. The process lives exactly as
-// long as its harness: it shuts down (killing every downstream process tree) when stdin closes
-// or on SIGINT/SIGTERM. It follows its config file (and SIGHUP) while it runs.
-import type { Config } from "../../config/schema.js";
-import { Hub } from "../../gateway/hub.js";
-import type { Logger } from "../../util/log.js";
+// The stdio front door, `mcphub mcp serve`: one harness, one agent, one hub, and newline-delimited
+// JSON-RPC on stdin/stdout (transport.ts). The process lives exactly as long as its harness: it
+// shuts down (killing every downstream process tree) when stdin closes or on SIGINT/SIGTERM. It
+// follows its config file (and SIGHUP) while it runs. This module is the door's entry point.
+import { createSession, Hub } from "../../gateway/index.js";
+import type { ServeOptions } from "../options.js";
 import { followConfig } from "../reload.js";
-import { createSession } from "../../gateway/session.js";
 import { LineStdioServerTransport } from "./transport.js";
 
-export interface ServeOptions {
-  config: Config;
-  dataDir: string;
-  env: NodeJS.ProcessEnv;
-  agent?: string;
-  log: Logger;
-  /** The config file: followed for hot reload, and named in the sign-in command a needs_auth server shows. */
-  configPath?: string;
-}
+export type { ServeOptions };
 
 export async function serveStdio(opts: ServeOptions): Promise<void> {
   const hub = new Hub({ ...opts, singleSession: true });

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TokenStore, type TokenInfo } from "../../../src/serve/http/tokens.js";
+import { TokenStore, type TokenInfo } from "../../../src/serve/tokens.js";
 import { cliSandbox, type CliSandbox } from "../../helpers/cli.js";
 
 let sb: CliSandbox;

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { TokenStore } from "../../../src/serve/http/tokens.js";
+import { TokenStore } from "../../../src/serve/tokens.js";
 
 let dataDir: string;
 beforeEach(() => {

@@ -8,7 +8,7 @@
 // folded with NFKD + removal of combining marks, which covers far more than the Go fold list.
 import { isStopword } from "./stopwords.js";
 import { stem as stemWord } from "./stem.js";
-import { truncateUtf8 } from "../../util/text.js";
+import { truncateUtf8 } from "../../../util/text.js";
 
 /** Text longer than this is clipped before tokenising (bounds the work per field and query). */
 export const MAX_TOKENIZE_BYTES = 4096;
