@@ -1,4 +1,4 @@
-// Creates a daemon bearer token for an agent in the gateway's TokenStore (src/gateway/tokens.ts).
+// Creates a daemon bearer token for an agent in the gateway's TokenStore (src/serve/tokens.ts).
 // The store keeps only hashes, so sync remembers the plaintext in its 0600 state file (see
 // src/harness/state.ts) to keep later syncs no-ops.
 import { TokenStore } from "../../serve/tokens.js";

@@ -45,12 +45,13 @@ export function callContext(req: CallRequest): CallContext {
 /** Runs the stages from `from` (the first by default) until one stops the call, then records it. */
 export async function runCall(ctx: CallContext, from: StageName = "locate"): Promise<CallOutcome> {
   let outcome: CallOutcome | undefined;
-  let i = STAGES.findIndex(([name]) => name === from);
-  for (; i < STAGES.length && outcome === undefined; i++) {
-    const step = (STAGES[i] as (typeof STAGES)[number])[1](ctx);
+  for (const [, stage] of STAGES.slice(STAGES.findIndex(([name]) => name === from))) {
+    const step = stage(ctx);
     // Most stages answer synchronously: only a promise is awaited (this is every call's path).
     outcome = step instanceof Promise ? await step : step;
+    if (outcome) break;
   }
+  // finalize always answers, so only a list that lost its last stage ends here.
   if (!outcome) throw new Error("internal error: the call pipeline ended without an outcome");
   record(ctx, outcome);
   return outcome;

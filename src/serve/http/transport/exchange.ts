@@ -196,7 +196,7 @@ export class Exchange {
   }
 }
 
-/** The JSON text of an answer, reusing its result's text when it was measured (call.ts). */
+/** The JSON text of an answer, reusing its result's text when it was measured (gateway/call/finalize.ts). */
 function messageText(m: JSONRPCMessage): string {
   const result = (m as { result?: unknown }).result;
   const text = result !== null && typeof result === "object" ? jsonTextOf(result) : undefined;

@@ -7,7 +7,7 @@
 // (exchange.ts); a GET opens the session's standalone stream; a GET with Last-Event-ID resumes a
 // broken stream from the session's event log (events.ts); DELETE ends the session.
 //
-// Host/Origin checks, tokens and the session map stay with the listener (../http.ts), in front of
+// Host/Origin checks, tokens and the session map stay with the listener (../listener.ts), in front of
 // both transports.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
