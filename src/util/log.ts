@@ -1,20 +1,66 @@
 // A minimal leveled logger to stderr. A stdio gateway must keep stdout for JSON-RPC, and harnesses
 // show a server's stderr in their logs, so every line is short, prefixed and free of secrets:
 // callers log only fixed messages and already-sanitised downstream errors.
+//
+// Two formats: the human lines (`mcphub: warn: ...`, the default) and `--log-format json`, one
+// JSON object a line with the time, the level, the message and, for a line written while a tool
+// call is handled, that request's id and its trace id (when tracing is on), so a log pipeline can
+// join lines to requests and traces.
+import { AsyncLocalStorage } from "node:async_hooks";
+
 export interface Logger {
   info(msg: string): void;
   warn(msg: string): void;
   error(msg: string): void;
 }
 
+export type LogFormat = "text" | "json";
+export const LOG_FORMATS: readonly LogFormat[] = ["text", "json"];
+
 const LEVELS = { info: 0, warn: 1, error: 2, off: 3 } as const;
 type Level = keyof typeof LEVELS;
+export type LogLevel = Exclude<Level, "off">;
 
-export function stderrLogger(env: NodeJS.ProcessEnv = process.env, prefix = "mcphub"): Logger {
+/** The request a log line belongs to; set only while JSON lines are written (requestScope). */
+const requests = new AsyncLocalStorage<string>();
+let jsonLines = false;
+let traceIdSource: (() => string | undefined) | undefined;
+
+/** Whether lines carry request ids (JSON format): callers skip the request scope otherwise. */
+export function logsCarryRequests(): boolean {
+  return jsonLines;
+}
+
+/** Runs `fn` with `requestId` as the request of every line it logs (only in JSON format). */
+export function withLogRequest<T>(requestId: string, fn: () => T): T {
+  return jsonLines ? requests.run(requestId, fn) : fn();
+}
+
+/** Where JSON lines find the current trace id (the tracing part registers itself). */
+export function setLogTraceSource(source: (() => string | undefined) | undefined): void {
+  traceIdSource = source;
+}
+
+/** One log line in the format, with its newline. */
+export function formatLogLine(format: LogFormat, level: LogLevel, msg: string, prefix = "mcphub"): string {
+  if (format === "text") return `${prefix}: ${level}: ${msg}\n`;
+  const requestId = requests.getStore();
+  const traceId = traceIdSource?.();
+  return `${JSON.stringify({
+    ts: new Date().toISOString(),
+    level,
+    msg,
+    ...(requestId !== undefined ? { request_id: requestId } : {}),
+    ...(traceId !== undefined ? { trace_id: traceId } : {}),
+  })}\n`;
+}
+
+export function stderrLogger(env: NodeJS.ProcessEnv = process.env, prefix = "mcphub", format: LogFormat = "text"): Logger {
   const raw = (env.MCPHUB_LOG_LEVEL ?? "warn").toLowerCase();
   const min = LEVELS[(raw in LEVELS ? raw : "warn") as Level];
-  const write = (level: Exclude<Level, "off">, msg: string) => {
-    if (LEVELS[level] >= min) process.stderr.write(`${prefix}: ${level}: ${msg}\n`);
+  if (format === "json") jsonLines = true;
+  const write = (level: LogLevel, msg: string) => {
+    if (LEVELS[level] >= min) process.stderr.write(formatLogLine(format, level, msg, prefix));
   };
   return {
     info: (m) => write("info", m),

@@ -1,7 +1,7 @@
 // `mcphub mcp serve` (stdio, or HTTP with --listen) and `mcphub up` (the shared HTTP daemon).
 import type { Command } from "commander";
 import { dataDir, loadConfig, parseListen, DEFAULT_LISTEN } from "../../config/index.js";
-import { stderrLogger } from "../../util/log.js";
+import { LOG_FORMATS, stderrLogger, type LogFormat } from "../../util/log.js";
 import { CliError, type CliIO } from "../context.js";
 
 export function registerServe(program: Command, io: CliIO): void {
@@ -14,24 +14,30 @@ export function registerServe(program: Command, io: CliIO): void {
     .description("serve the gateway over stdio (or streamable HTTP with --listen)")
     .option("-a, --agent <name>", "apply this agent's scope, pins and schema budget")
     .option("-l, --listen <host:port>", "serve streamable HTTP on this address instead of stdio")
+    .option("--metrics-listen <host:port>", "also serve Prometheus /metrics on this loopback address (default: config telemetry.metrics.listen)")
+    .option("--log-format <format>", "log lines on stderr as text (default) or json (one object a line)")
     .addHelpText(
       "after",
       "\nOver stdio it speaks JSON-RPC on stdin/stdout: a harness launches it (see `mcphub sync`).\n\nExamples:\n  mcphub mcp serve --agent claude\n  mcphub mcp serve --listen 127.0.0.1:9820",
     )
-    .action(async (opts: { agent?: string; listen?: string }, cmd: Command) => {
+    .action(async (opts: { agent?: string; listen?: string; metricsListen?: string; logFormat?: string }, cmd: Command) => {
       const globals = cmd.optsWithGlobals<{ config?: string }>();
+      const logFormat = logFormatOf(opts.logFormat);
       const loaded = await loadConfig({ ...(globals.config ? { configPath: globals.config } : {}) });
       const env = process.env;
-      const log = stderrLogger(env);
+      const log = stderrLogger(env, "mcphub", logFormat);
       if (opts.listen !== undefined) {
+        if (opts.metricsListen !== undefined) throw new CliError("--metrics-listen is for the stdio gateway; with --listen the daemon serves /metrics on its own address");
         const { serveHttp } = await import("../../serve/http/index.js");
-        await serveHttp({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, listen: listenOf(opts.listen), io, ...(opts.agent ? { agent: opts.agent } : {}) });
+        await serveHttp({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, logFormat, listen: listenOf(opts.listen), io, ...(opts.agent ? { agent: opts.agent } : {}) });
         exitSoon();
         return;
       }
+      const metricsAt = opts.metricsListen ?? loaded.config.telemetry?.metrics?.listen;
+      const metricsListen = metricsAt !== undefined ? listenOf(metricsAt, "--metrics-listen") : undefined;
       // Loaded on demand: `mcphub list` and friends should not pay for the gateway's imports.
       const { serveStdio } = await import("../../serve/stdio/index.js");
-      await serveStdio({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, ...(opts.agent ? { agent: opts.agent } : {}) });
+      await serveStdio({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, logFormat, ...(metricsListen ? { metricsListen } : {}), ...(opts.agent ? { agent: opts.agent } : {}) });
       exitSoon();
     });
 
@@ -39,15 +45,17 @@ export function registerServe(program: Command, io: CliIO): void {
     .command("up")
     .description("run the shared gateway daemon: streamable HTTP for many agents, one set of connections")
     .option("-l, --listen <host:port>", `address to listen on (default: config listen, else ${DEFAULT_LISTEN})`)
+    .option("--log-format <format>", "log lines on stderr as text (default) or json (one object a line)")
     .addHelpText("after", "\nExamples:\n  mcphub up\n  mcphub up --listen 127.0.0.1:9900\n  mcphub token create claude   # then give the harness its bearer token")
-    .action(async (opts: { listen?: string }, cmd: Command) => {
+    .action(async (opts: { listen?: string; logFormat?: string }, cmd: Command) => {
       const globals = cmd.optsWithGlobals<{ config?: string }>();
+      const logFormat = logFormatOf(opts.logFormat);
       const loaded = await loadConfig({ ...(globals.config ? { configPath: globals.config } : {}) });
       const env = process.env;
-      const log = stderrLogger(env);
+      const log = stderrLogger(env, "mcphub", logFormat);
       const listen = listenOf(opts.listen ?? loaded.config.listen ?? DEFAULT_LISTEN);
       const { serveHttp } = await import("../../serve/http/index.js");
-      await serveHttp({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, listen, io });
+      await serveHttp({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, logFormat, listen, io });
       exitSoon();
     });
 }
@@ -60,8 +68,15 @@ function exitSoon(): void {
   setTimeout(() => process.exit(typeof process.exitCode === "number" ? process.exitCode : 0), 1500).unref();
 }
 
-function listenOf(text: string) {
+function listenOf(text: string, flag = "--listen") {
   const addr = parseListen(text);
-  if (!addr) throw new CliError(`--listen "${text}" is not HOST:PORT (e.g. 127.0.0.1:9820)`);
+  if (!addr) throw new CliError(`${flag} "${text}" is not HOST:PORT (e.g. 127.0.0.1:9820)`);
   return addr;
+}
+
+function logFormatOf(text: string | undefined): LogFormat {
+  if (text === undefined) return "text";
+  const f = LOG_FORMATS.find((x) => x === text.toLowerCase());
+  if (!f) throw new CliError(`--log-format "${text}" is not a log format; use ${LOG_FORMATS.join(" or ")}`);
+  return f;
 }

@@ -100,6 +100,9 @@ export class DetachedRegistry implements DetachedCalls {
       ...(ctx.caller ? { caller: { peer: ctx.caller.peer } } : {}),
     });
     background.entry = entry;
+    // Its place among the calls in flight (limit stage) is held until the background run ends.
+    background.lease = ctx.lease;
+    ctx.lease = undefined;
     void this.execute(callId, run, background);
     const accepted: JsonObject = {
       status: "accepted",

@@ -5,7 +5,8 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { errorText } from "../../util/errors.js";
-import { callContext, downstreamFailure, runCall, type CallOutcome } from "../call/index.js";
+import { callContext, downstreamFailure, LIMITED_ERROR_CODE, limitErrorData, runCall, type CallOutcome } from "../call/index.js";
+import { WireError } from "../passthrough/index.js";
 import { BadRequest, badRequest, jsonResult, parseArgs, type ToolContext } from "./context.js";
 
 const callArgs = z.strictObject({
@@ -86,5 +87,8 @@ function render(outcome: CallOutcome, namespaced: string, detach: boolean): Call
       return badRequest(outcome.message);
     case "failed":
       return badRequest(detach ? `detach ${namespaced}: ${errorText(outcome.error)}` : downstreamFailure(namespaced, outcome.error));
+    case "limited":
+      // A JSON-RPC error, as for a mounted call: a harness's retry logic sees it as one.
+      throw new WireError(LIMITED_ERROR_CODE, outcome.message, limitErrorData(outcome.refusal));
   }
 }
