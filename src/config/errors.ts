@@ -93,6 +93,13 @@ export function issuesFromZod(error: z.ZodError, schema: z.ZodType, input: unkno
         break;
       }
       case "invalid_type":
+        // zod's .int() reports a fraction as an invalid type ("int"): its own message says what is wrong.
+        if (issue.expected === "int") {
+          issues.push({ path: formatPath(path), message: issue.message, at: path });
+          break;
+        }
+        issues.push({ path: formatPath(path), message: typeMessage(schema, path, input), at: path });
+        break;
       case "invalid_union":
         issues.push({ path: formatPath(path), message: typeMessage(schema, path, input), at: path });
         break;
