@@ -23,6 +23,7 @@ export {
   annotateSpan,
   configureTracing,
   currentTraceId,
+  outsideTrace,
   shutdownTracing,
   traceHeaders,
   traceRequest,

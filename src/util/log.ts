@@ -36,6 +36,14 @@ export function withLogRequest<T>(requestId: string, fn: () => T): T {
   return jsonLines ? requests.run(requestId, fn) : fn();
 }
 
+/**
+ * Runs `fn` outside any request: for work a request starts but does not own (a shared downstream
+ * connection opened on a call's behalf), whose later lines must not name that request.
+ */
+export function outsideLogRequest<T>(fn: () => T): T {
+  return jsonLines ? requests.exit(fn) : fn();
+}
+
 /** Where JSON lines find the current trace id (the tracing part registers itself). */
 export function setLogTraceSource(source: (() => string | undefined) | undefined): void {
   traceIdSource = source;

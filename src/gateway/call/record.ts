@@ -41,7 +41,11 @@ export function record(ctx: CallContext, outcome: CallOutcome): void {
     });
   }
   const rec = recordOf(ctx, outcome, cls);
-  if (rec) ctx.ports.telemetry.record(rec);
+  if (rec) {
+    ctx.ports.telemetry.record(rec);
+    // The access line (MCPHUB_LOG_LEVEL=info): names, the outcome and the time only, never a value.
+    ctx.ports.log.info(`call ${rec.namespaced}: ${cls ?? "ok"} in ${rec.duration_ms} ms`);
+  }
 }
 
 /** The outcome as a class: undefined for success, else the telemetry error class or the outcome's kind. */

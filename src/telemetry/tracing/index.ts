@@ -64,6 +64,11 @@ export function annotateSpan(end: SpanEnd): void {
   backend?.annotate(end);
 }
 
+/** Runs `fn` outside the current trace (work a request starts but does not own: its spans and log lines are not the request's). */
+export function outsideTrace<T>(fn: () => T): T {
+  return backend ? backend.outside(fn) : fn();
+}
+
 /** Runs `fn` with the W3C traceparent of these request headers (if any) as the current context. */
 export function withRemoteParent<T>(headers: Record<string, string | string[] | undefined>, fn: () => T): T {
   return backend ? backend.withRemoteParent(headers, fn) : fn();

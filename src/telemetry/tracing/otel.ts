@@ -83,6 +83,7 @@ export function startOtel(settings: OtlpSettings, version: string): TracingBacke
       if (end.attributes) span.setAttributes(end.attributes);
       if (end.error !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: end.error });
     },
+    outside: (fn) => context.with(ROOT_CONTEXT, fn),
     withRemoteParent: (headers, fn) => {
       if (headers.traceparent === undefined) return fn();
       return context.with(propagation.extract(ROOT_CONTEXT, headers, getter), fn);

@@ -22,6 +22,7 @@ export interface TracingBackend {
   request<T>(name: string, attributes: SpanAttributes, fn: () => Promise<T>): Promise<T>;
   span<T>(name: string, kind: "internal" | "client", attributes: SpanAttributes | undefined, fn: () => T): T;
   annotate(end: SpanEnd): void;
+  outside<T>(fn: () => T): T;
   withRemoteParent<T>(headers: Record<string, string | string[] | undefined>, fn: () => T): T;
   inject(headers: Record<string, string>): void;
   traceId(): string | undefined;
