@@ -131,7 +131,7 @@ export interface CallContext extends CallRequest {
   /** finalize: the result's size, and the size of what the caller got back (result or receipt). */
   resultBytes: number;
   returnedBytes: number;
-  /** When the call entered the pipeline (performance.now()), and how long it waited for the user or a queue (ms). */
+  /** When the call entered the pipeline (performance.now()), and how long it waited for a server to start, the user or a queue (ms). */
   started: number;
   waitMs: number;
   /** limit: the call's place among the calls in flight, given back by the record stage. */

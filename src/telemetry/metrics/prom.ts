@@ -43,7 +43,7 @@ export class PromMetrics implements Metrics {
     });
     this.gatewayTime = new Histogram({
       name: "mcphub_tool_call_gateway_seconds",
-      help: "Time a tool call spent in the gateway itself: from the request to the answer, less the downstream call and any wait for the user's confirmation or a server's queue.",
+      help: "Time a tool call spent in the gateway itself: from the request to the answer, less the downstream call and any wait for a server to start, the user's confirmation or a server's queue.",
       labelNames: ["server"],
       buckets: GATEWAY_BUCKETS,
       registers,
