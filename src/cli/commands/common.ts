@@ -2,7 +2,7 @@
 // error line, the sync context, list rendering and small argument parsers. No business logic.
 import { stripVTControlCharacters } from "node:util";
 import type { Command } from "commander";
-import { ConfigError, dataDir, homeDir, loadConfig, type Config, type LoadedConfig } from "../../config/index.js";
+import { ConfigError, dataDir, emptiesConfig, homeDir, loadConfig, type Config, type LoadedConfig } from "../../config/index.js";
 import { planSync, selfCommand, type SyncContext } from "../../harness/index.js";
 import { harnessHome } from "../../harness/scan.js";
 import { parseDuration } from "../../util/units.js";
@@ -78,6 +78,12 @@ export async function nextSteps(loaded: LoadedConfig, env: NodeJS.ProcessEnv = p
     config = (await loadConfig({ configPath: loaded.path, env })).config;
   } catch {
     return live;
+  }
+  // A running gateway holds an edit that empties its config until it is confirmed (a truncated
+  // save looks the same): say how to confirm it instead of promising it is picked up.
+  const emptied = emptiesConfig(config, loaded.config);
+  if (emptied !== undefined) {
+    return `This edit ${emptied}, so running gateways (mcp serve, up) hold it until it is confirmed: send them SIGHUP (or save the file again).`;
   }
   const ctx = syncContext({ ...loaded, config }, env);
   const stale: string[] = [];
