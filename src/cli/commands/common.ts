@@ -5,7 +5,7 @@ import type { Command } from "commander";
 import { ConfigError, dataDir, emptiesConfig, homeDir, loadConfig, type Config, type LoadedConfig } from "../../config/index.js";
 import { planSync, selfCommand, type SyncContext } from "../../harness/index.js";
 import { harnessHome } from "../../harness/scan.js";
-import { parseDuration } from "../../util/units.js";
+import { lookBackProblem, parseDuration } from "../../util/units.js";
 import { CliError } from "../context.js";
 import { agentTokenValid, createAgentToken } from "./tokens-bridge.js";
 
@@ -127,6 +127,8 @@ export function parseSince(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const ms = parseDuration(text);
   if (ms === undefined || ms <= 0) throw new CliError(`--since "${text}" is not a duration; use e.g. 90m, 24h or 7d`);
+  const problem = lookBackProblem(ms);
+  if (problem) throw new CliError(`--since "${text}" ${problem}`);
   return ms;
 }
 
