@@ -266,6 +266,17 @@ export const embeddingsSchema = z.strictObject({
 
 export const searchSchema = z.strictObject({ embeddings: embeddingsSchema.optional() });
 
+/** Detached calls in flight (docs/results.md#detached-calls): per agent, reserved per agent, shared. */
+export const DEFAULT_DETACHED = { per_agent: 8, reserved: 2, shared: 24 } as const;
+const count = (key: string, min: number) => z.number().int(`detached.${key} must be a whole number`).min(min, `detached.${key} must be at least ${min}`);
+export const detachedSchema = z
+  .strictObject({
+    per_agent: count("per_agent", 1).default(DEFAULT_DETACHED.per_agent),
+    reserved: count("reserved", 1).default(DEFAULT_DETACHED.reserved),
+    shared: count("shared", 0).default(DEFAULT_DETACHED.shared),
+  })
+  .refine((d) => d.reserved <= d.per_agent, { message: "detached.reserved must not be larger than detached.per_agent", path: ["reserved"] });
+
 export const configSchema = z
   .strictObject({
     version: z.literal(1, { message: "version must be 1" }).default(1),
@@ -294,6 +305,7 @@ export const configSchema = z
     idle_timeout: durationSchema.default(DEFAULT_SERVER_IDLE_TIMEOUT_MS),
     discovery_wait: durationSchema.default(DEFAULT_DISCOVERY_WAIT_MS),
     search: searchSchema.optional(),
+    detached: detachedSchema.default({ ...DEFAULT_DETACHED }),
     // Guardrails: every agent's default policy, effect overrides by server__tool, quarantine.
     policy: policySchema.optional(),
     effects: effectsSchema.optional(),

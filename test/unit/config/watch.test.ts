@@ -16,7 +16,7 @@ afterEach(() => {
 });
 
 async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 400; i++) {
+  for (let i = 0; i < 1600; i++) {
     if (check()) return;
     await new Promise((r) => setTimeout(r, 25));
   }
