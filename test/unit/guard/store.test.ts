@@ -126,8 +126,10 @@ describe("DefinitionStore", () => {
     const watcher = new DefinitionStore(dataDir);
     const stop = watcher.watch((server) => changes.push(server));
     const realStat = fs.statSync;
+    // node:fs's own object, so the named import in store.ts follows it after syncBuiltinESMExports.
+    const writable = fs as { statSync: typeof realStat };
     let stats = 0;
-    fs.statSync = ((...a: Parameters<typeof realStat>) => {
+    writable.statSync = ((...a: Parameters<typeof realStat>) => {
       stats++;
       return realStat(...a);
     }) as typeof realStat;
@@ -161,7 +163,7 @@ describe("DefinitionStore", () => {
       watcher.read("s");
       expect(stats).toBe(before + 2);
     } finally {
-      fs.statSync = realStat;
+      writable.statSync = realStat;
       syncBuiltinESMExports();
       stop();
     }
