@@ -52,23 +52,24 @@ describe("detached calls are fair between agents", () => {
         const ninth = await detach(c, 600_000);
         expect(text(ninth)).toMatch(/too many detached calls in flight \(8 of 8\) for this agent/);
       }
-      // 32 hung calls: the fifth agent's calls are admitted and finish, round after round.
-      for (let round = 0; round < 3; round++) {
+      // 32 hung calls: the fifth agent's calls are admitted and finish, round after round. Each
+      // runs 3 s, so both are still running when the third is offered.
+      for (let round = 0; round < 2; round++) {
         const ids: string[] = [];
         for (let i = 0; i < DEFAULT_DETACHED.reserved; i++) {
-          const accepted = await detach(fifth, 50);
+          const accepted = await detach(fifth, 3000);
           expect(accepted.isError, text(accepted)).toBeFalsy();
           ids.push(String(doc(accepted).callId));
         }
         // Past its reserved share the shared pool is full: refused with the rule in one line.
-        const extra = await detach(fifth, 50);
+        const extra = await detach(fifth, 3000);
         expect(text(extra)).toMatch(/this agent has 2 \(each agent is guaranteed 2\), and the 24 shared slots for calls beyond that are all in use/);
         for (const id of ids) {
           const done = await until(async () => {
             const r = await fifth.call("mcphub_poll_result", { callId: id });
-            return text(r).includes("slept 50") ? r : undefined;
+            return text(r).includes("slept 3000") ? r : undefined;
           }, `detached call ${id} to finish`);
-          expect(text(done)).toBe("slept 50");
+          expect(text(done)).toBe("slept 3000");
         }
       }
     } finally {
