@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_DETACHED } from "../../src/config/schema.js";
-import { detachedRefusal } from "../../src/gateway/detached.js";
+import { detachedRefusal } from "../../src/gateway/call/index.js";
 import { createTokens } from "../helpers/daemon.js";
 import { doc, FIXTURES, runMcphub, startGateway, tempHome, text, waitReady, type TempHome } from "../helpers/gateway.js";
 import { httpClient, startDaemon, until } from "../helpers/mcp-daemon.js";
