@@ -11,6 +11,7 @@ import { CatalogCache } from "../catalog/cache/store.js";
 import { Catalog } from "../catalog/catalog.js";
 import { SemanticSearch } from "../catalog/embeddings/service.js";
 import type { ServerMeta } from "../catalog/types.js";
+import { expandHome, homeDir } from "../config/paths.js";
 import { idleTimeoutOf, startModeOf } from "../config/queries.js";
 import type { Config } from "../config/schema.js";
 import { connectionFingerprint } from "../downstream/identity.js";
@@ -120,6 +121,11 @@ export class Hub {
       log: (level, msg) => opts.log[level](msg),
       idleTimeoutMs: (_name, cfg) => idleTimeoutOf(this.config, cfg),
       hooks: this.passthrough.hooks,
+      // Besides the built-in list: this gateway's data dir and the harness files its agents name.
+      sandboxProtect: () => [
+        opts.dataDir,
+        ...Object.values(this.config.agents).flatMap((a) => (a.path !== undefined ? [expandHome(a.path, homeDir(opts.env))] : [])),
+      ],
     });
     this.supervisor.onChange((server) => this.syncServer(server));
     const embeddings = config.search?.embeddings;

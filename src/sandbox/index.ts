@@ -1,0 +1,206 @@
+// The sandbox's public surface (docs/sandbox.md). `downstream/` asks `prepareSandbox` how to
+// launch a sandboxed stdio server and spawns exactly that; it never builds an argv itself. The
+// parts: what is visible (layout.ts, with protected.ts and runtime.ts), the environment (env.ts),
+// Linux's bubblewrap (bwrap.ts, bwrap-support.ts, seccomp.ts) and macOS's sandbox-exec
+// (seatbelt.ts). A sandbox that cannot be set up throws SandboxError (cause and fix); there is
+// no fallback to running the server unconfined.
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { dataDir, homeDir } from "../config/paths.js";
+import { ROOTS_ENTRY, type SandboxNetwork, type SandboxSettings } from "../config/sandbox.js";
+import { bwrapArgs } from "./bwrap.js";
+import { bubblewrap, explainBwrapFailure, realSwitches } from "./bwrap-support.js";
+import { passedNames, sandboxEnv } from "./env.js";
+import { OFF_HINT, SandboxError } from "./errors.js";
+import { realFs, type FsProbe } from "./fs-probe.js";
+import { planLayout, type Layout } from "./layout.js";
+import { protectedPaths } from "./protected.js";
+import { seatbeltArgs, seatbeltProfile } from "./seatbelt.js";
+import { seccompProgram, seccompSupported } from "./seccomp.js";
+
+export { SandboxError } from "./errors.js";
+export { bubblewrap, BWRAP_ENV, explainBwrapFailure, type BwrapInfo } from "./bwrap-support.js";
+export { planLayout, type Layout, type Mount } from "./layout.js";
+export { protectedPaths, type ProtectedPath } from "./protected.js";
+
+export type SandboxBackend = "bubblewrap" | "sandbox-exec";
+
+export interface SandboxRequest {
+  server: string;
+  settings: SandboxSettings;
+  /** The command as configured, and as found on PATH by the caller (when it was). */
+  command: string;
+  resolvedCommand?: string | undefined;
+  args: string[];
+  /** The server's environment after env isolation. */
+  env: Record<string, string>;
+  /** Variable names configured for this server (its `env:` and vault secrets): always passed. */
+  ownEnv: readonly string[];
+  /** The configured working directory (absolute). */
+  cwd?: string | undefined;
+  /**
+   * The client's roots as local paths, for servers that list `roots`. Throws (with a reason) when
+   * there is no client whose roots apply. Omitted: no client at all (a probe), roots count as none.
+   */
+  roots?: (signal?: AbortSignal) => Promise<string[]>;
+  /** The gateway's environment: HOME, the data dir, PATH and MCPHUB_BWRAP. */
+  gatewayEnv?: NodeJS.ProcessEnv;
+  gatewayCwd?: string;
+  /** More paths never to show (the configured agents' harness files). */
+  protect?: readonly string[];
+  platform?: NodeJS.Platform;
+  fs?: FsProbe;
+  signal?: AbortSignal;
+}
+
+/** What one sandboxed start looks like, for status surfaces (paths `~`-abbreviated). */
+export interface SandboxSummary {
+  backend: SandboxBackend;
+  version?: string;
+  network: SandboxNetwork;
+  read: string[];
+  write: string[];
+  /** Shown read-only for the runtime (its installation, npm's cache, the cwd). */
+  runtime: string[];
+  /** Protected paths that were covered where something shown would have revealed them. */
+  hidden: string[];
+  /** Variables passed beyond the fixed base (the server's own and sandbox.env). */
+  env: string[];
+  /** The client's roots applied, when the settings list `roots`. */
+  roots?: string[];
+  notes: string[];
+}
+
+export interface LaunchPlan {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  /** Where the launcher itself starts (the sandbox changes directory inside). */
+  cwd: string;
+  /** Written to the child's fds 3, 4, ... and closed (the seccomp filter). */
+  fds: Buffer[];
+  summary: SandboxSummary;
+  /** Called once the process has ended (removes a private TMPDIR on macOS). */
+  cleanup?: () => void;
+}
+
+/** Whether the settings list `roots` in read or write. */
+export function usesRoots(s: SandboxSettings): boolean {
+  return (s.read ?? []).includes(ROOTS_ENTRY) || (s.write ?? []).includes(ROOTS_ENTRY);
+}
+
+let maskFile: string | undefined;
+/** An empty file with mode 0, bound over protected files (made once per process). */
+function unreadableFile(): string {
+  if (maskFile) return maskFile;
+  const dir = mkdtempSync(join(tmpdir(), "mcphub-sandbox-"));
+  const file = join(dir, "unreadable");
+  writeFileSync(file, "");
+  chmodSync(file, 0o000);
+  process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+  maskFile = file;
+  return file;
+}
+
+async function resolveRoots(req: SandboxRequest, notes: string[]): Promise<string[] | undefined> {
+  if (!usesRoots(req.settings)) return undefined;
+  if (!req.roots) {
+    notes.push("roots: none (no client is connected to give any)");
+    return [];
+  }
+  try {
+    return await req.roots(req.signal);
+  } catch (err) {
+    const key = (req.settings.write ?? []).includes(ROOTS_ENTRY) ? "write" : "read";
+    throw new SandboxError(
+      `sandbox.${key} lists roots, but ${(err as Error).message}`,
+      `pin the server's roots with roots: [...] in its config, or list paths instead of roots, ${OFF_HINT}`,
+    );
+  }
+}
+
+/** The layout for a request (no launcher involved): what `doctor` shows and the backends use. */
+export async function layoutFor(req: SandboxRequest): Promise<{ layout: Layout; roots: string[] | undefined }> {
+  const env = req.gatewayEnv ?? process.env;
+  const home = homeDir(env);
+  const notes: string[] = [];
+  const roots = await resolveRoots(req, notes);
+  const layout = planLayout({
+    settings: req.settings,
+    roots,
+    home,
+    cwd: req.cwd,
+    gatewayCwd: req.gatewayCwd ?? process.cwd(),
+    command: req.resolvedCommand ?? req.command,
+    args: req.args,
+    env: req.env,
+    protect: protectedPaths({ home, dataDir: dataDir(env), env, extra: req.protect ?? [] }),
+    fs: req.fs ?? realFs,
+  });
+  layout.notes.unshift(...notes);
+  return { layout, roots };
+}
+
+/** How to launch this server sandboxed; throws SandboxError when the sandbox cannot be set up. */
+export async function prepareSandbox(req: SandboxRequest): Promise<LaunchPlan> {
+  const platform = req.platform ?? process.platform;
+  if (platform !== "linux" && platform !== "darwin") {
+    throw new SandboxError(`sandboxes are not available on ${platform === "win32" ? "Windows" : platform}`, `set sandbox: off for this server (it then runs with your full rights)`);
+  }
+  const network = req.settings.network ?? "none";
+  const info = platform === "linux" ? await bubblewrap(req.gatewayEnv ?? process.env) : undefined;
+  const { layout, roots } = await layoutFor(req);
+  const summary: SandboxSummary = {
+    backend: platform === "linux" ? "bubblewrap" : "sandbox-exec",
+    ...(info ? { version: info.version } : {}),
+    network,
+    read: layout.read,
+    write: layout.write,
+    runtime: layout.runtime,
+    hidden: layout.hidden,
+    env: passedNames({ own: req.ownEnv, allow: req.settings.env ?? [] }),
+    ...(roots !== undefined ? { roots } : {}),
+    notes: layout.notes,
+  };
+  const command = req.resolvedCommand ?? req.command;
+  if (info) {
+    const program = seccompProgram({ denyIp: network === "none" });
+    if (!seccompSupported()) summary.notes.push(`no seccomp filter on ${process.arch}: the kernel keyring stays reachable${network === "none" ? ", and none behaves as loopback" : ""}`);
+    const env = sandboxEnv({ env: req.env, own: req.ownEnv, allow: req.settings.env ?? [], network, set: { ...layout.env, TMPDIR: "/tmp" } });
+    const args = bwrapArgs({ layout, network, bwrap: info, maskFile: unreadableFile(), ...(program ? { seccompFd: 3 } : {}), command, args: req.args });
+    return { command: info.path, args, env, cwd: "/", fds: program ? [program] : [], summary };
+  }
+  // macOS: a private TMPDIR per start, removed when the process has ended.
+  const tmp = mkdtempSync(join(tmpdir(), `mcphub-${req.server.replace(/[^A-Za-z0-9_.-]/g, "_")}-`));
+  const profile = seatbeltProfile({ layout, network, tmpdir: tmp });
+  const launch = seatbeltArgs(profile, command, req.args);
+  const env = sandboxEnv({ env: req.env, own: req.ownEnv, allow: req.settings.env ?? [], network, set: { ...layout.env, TMPDIR: tmp } });
+  return {
+    command: launch.file,
+    args: launch.args,
+    env,
+    cwd: layout.chdir === "/tmp" ? tmp : layout.chdir,
+    fds: [],
+    summary,
+    cleanup: () => rmSync(tmp, { recursive: true, force: true }),
+  };
+}
+
+/**
+ * A sandboxed process that exited at once: when its stderr is bubblewrap's own complaint, the
+ * cause and fix in words ("sandbox: ..."); undefined when the server itself wrote it.
+ */
+export function explainLaunchFailure(stderr: string): string | undefined {
+  if (!stderr.split("\n").some((l) => l.startsWith("bwrap:"))) return undefined;
+  return explainBwrapFailure(stderr, realSwitches()).message;
+}
+
+/** The settings as one line: "network none; read ~/docs; write ~/out, roots; env GITHUB_*". */
+export function describeSettings(s: SandboxSettings): string {
+  const parts = [`network ${s.network ?? "none"}`];
+  if (s.read?.length) parts.push(`read ${s.read.join(", ")}`);
+  if (s.write?.length) parts.push(`write ${s.write.join(", ")}`);
+  if (s.env?.length) parts.push(`env ${s.env.join(", ")}`);
+  return parts.join("; ");
+}
