@@ -222,8 +222,8 @@ export function explainBwrapFailure(stderr: string, sw: NamespaceSwitches): Sand
     const m = /Can't find source path (.*?): No such file/i.exec(said);
     return new SandboxError(`${m?.[1] ?? "a listed path"} does not exist`, `create it or remove it from sandbox.read / sandbox.write, ${OFF_HINT}`);
   }
-  if (/execvp (\S+)/.test(said)) {
-    const m = /execvp (\S+)/.exec(said);
+  if (/execvp ([^:\s]+)/.test(said)) {
+    const m = /execvp ([^:\s]+)/.exec(said);
     return new SandboxError(
       `the command ${m?.[1] ?? ""} could not be run inside the sandbox (bwrap said: ${said})`,
       `install it in a system folder, or list the folder it lives in under sandbox.read, ${OFF_HINT}`,
