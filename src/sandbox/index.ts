@@ -4,19 +4,19 @@
 // Linux's bubblewrap (bwrap.ts, bwrap-support.ts, seccomp.ts) and macOS's sandbox-exec
 // (seatbelt.ts). A sandbox that cannot be set up throws SandboxError (cause and fix); there is
 // no fallback to running the server unconfined.
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { dataDir, homeDir } from "../config/paths.js";
 import { ROOTS_ENTRY, type SandboxNetwork, type SandboxSettings } from "../config/sandbox.js";
 import { bwrapArgs } from "./bwrap.js";
-import { bubblewrap, explainBwrapFailure, realSwitches } from "./bwrap-support.js";
+import { bubblewrap, explainBwrapFailure, realSwitches, type BwrapInfo } from "./bwrap-support.js";
 import { passedNames, sandboxEnv } from "./env.js";
 import { OFF_HINT, SandboxError } from "./errors.js";
 import { realFs, type FsProbe } from "./fs-probe.js";
 import { planLayout, type Layout } from "./layout.js";
 import { protectedPaths } from "./protected.js";
-import { seatbeltArgs, seatbeltProfile } from "./seatbelt.js";
+import { SANDBOX_EXEC, seatbeltArgs, seatbeltProfile } from "./seatbelt.js";
 import { seccompProgram, seccompSupported } from "./seccomp.js";
 
 export { SandboxError } from "./errors.js";
@@ -106,7 +106,7 @@ function unreadableFile(): string {
 async function resolveRoots(req: SandboxRequest, notes: string[]): Promise<string[] | undefined> {
   if (!usesRoots(req.settings)) return undefined;
   if (!req.roots) {
-    notes.push("roots: none (no client is connected to give any)");
+    notes.push("roots: none here (no client); a client's roots are shown when it connects");
     return [];
   }
   try {
@@ -142,19 +142,20 @@ export async function layoutFor(req: SandboxRequest): Promise<{ layout: Layout; 
   return { layout, roots };
 }
 
-/** How to launch this server sandboxed; throws SandboxError when the sandbox cannot be set up. */
-export async function prepareSandbox(req: SandboxRequest): Promise<LaunchPlan> {
-  const platform = req.platform ?? process.platform;
-  if (platform !== "linux" && platform !== "darwin") {
-    throw new SandboxError(`sandboxes are not available on ${platform === "win32" ? "Windows" : platform}`, `set sandbox: off for this server (it then runs with your full rights)`);
+function backendOf(platform: NodeJS.Platform): SandboxBackend {
+  if (platform === "linux") return "bubblewrap";
+  if (platform === "darwin") {
+    if (!existsSync(SANDBOX_EXEC)) throw new SandboxError(`${SANDBOX_EXEC} is missing`, "it ships with macOS; restore it, or set sandbox: off for this server (it then runs with your full rights)");
+    return "sandbox-exec";
   }
-  const network = req.settings.network ?? "none";
-  const info = platform === "linux" ? await bubblewrap(req.gatewayEnv ?? process.env) : undefined;
-  const { layout, roots } = await layoutFor(req);
-  const summary: SandboxSummary = {
-    backend: platform === "linux" ? "bubblewrap" : "sandbox-exec",
+  throw new SandboxError(`sandboxes are not available on ${platform === "win32" ? "Windows" : platform}`, "set sandbox: off for this server (it then runs with your full rights)");
+}
+
+function summarize(req: SandboxRequest, layout: Layout, roots: string[] | undefined, backend: SandboxBackend, info: BwrapInfo | undefined): SandboxSummary {
+  return {
+    backend,
     ...(info ? { version: info.version } : {}),
-    network,
+    network: req.settings.network ?? "none",
     read: layout.read,
     write: layout.write,
     runtime: layout.runtime,
@@ -163,6 +164,28 @@ export async function prepareSandbox(req: SandboxRequest): Promise<LaunchPlan> {
     ...(roots !== undefined ? { roots } : {}),
     notes: layout.notes,
   };
+}
+
+/**
+ * What a start would look like, without starting anything (for `doctor`): the backend is checked
+ * for real (bubblewrap's trial sandbox) and the layout planned. Throws SandboxError.
+ */
+export async function describeSandbox(req: SandboxRequest): Promise<SandboxSummary> {
+  const platform = req.platform ?? process.platform;
+  const backend = backendOf(platform);
+  const info = backend === "bubblewrap" ? await bubblewrap(req.gatewayEnv ?? process.env) : undefined;
+  const { layout, roots } = await layoutFor(req);
+  return summarize(req, layout, roots, backend, info);
+}
+
+/** How to launch this server sandboxed; throws SandboxError when the sandbox cannot be set up. */
+export async function prepareSandbox(req: SandboxRequest): Promise<LaunchPlan> {
+  const platform = req.platform ?? process.platform;
+  const backend = backendOf(platform);
+  const network = req.settings.network ?? "none";
+  const info = backend === "bubblewrap" ? await bubblewrap(req.gatewayEnv ?? process.env) : undefined;
+  const { layout, roots } = await layoutFor(req);
+  const summary = summarize(req, layout, roots, backend, info);
   const command = req.resolvedCommand ?? req.command;
   if (info) {
     const program = seccompProgram({ denyIp: network === "none" });
@@ -194,6 +217,17 @@ export async function prepareSandbox(req: SandboxRequest): Promise<LaunchPlan> {
 export function explainLaunchFailure(stderr: string): string | undefined {
   if (!stderr.split("\n").some((l) => l.startsWith("bwrap:"))) return undefined;
   return explainBwrapFailure(stderr, realSwitches()).message;
+}
+
+/** A summary as one line, for doctor and logs. */
+export function summaryLine(s: SandboxSummary): string {
+  const parts = [`network ${s.network}`, `write ${s.write.length ? s.write.join(", ") : "nothing"}`];
+  if (s.read.length) parts.push(`read ${s.read.join(", ")}`);
+  if (s.roots !== undefined) parts.push(`roots ${s.roots.length ? s.roots.join(", ") : "none yet"}`);
+  if (s.runtime.length) parts.push(`runtime ${s.runtime.join(", ")}`);
+  if (s.env.length) parts.push(`env ${s.env.join(", ")}`);
+  if (s.hidden.length) parts.push(`covered ${s.hidden.length} protected path${s.hidden.length === 1 ? "" : "s"}`);
+  return parts.join("; ");
 }
 
 /** The settings as one line: "network none; read ~/docs; write ~/out, roots; env GITHUB_*". */

@@ -84,7 +84,9 @@ export function seatbeltProfile(input: SeatbeltInput): string {
   return `${lines.join("\n")}\n`;
 }
 
+export const SANDBOX_EXEC = "/usr/bin/sandbox-exec";
+
 /** `sandbox-exec -p PROFILE COMMAND ARGS...` */
 export function seatbeltArgs(profile: string, command: string, args: string[]): { file: string; args: string[] } {
-  return { file: "/usr/bin/sandbox-exec", args: ["-p", profile, command, ...args] };
+  return { file: SANDBOX_EXEC, args: ["-p", profile, command, ...args] };
 }
