@@ -47,12 +47,30 @@ function installRoot(file: string, home: string): string | undefined {
   return showable(root, home) ? root : undefined;
 }
 
-/** The nearest folder at or above the script's own that looks like its project, when showable. */
+/**
+ * The project a script belongs to, when showable: for a script inside `node_modules`, the folder
+ * that holds that node_modules (an installed package finds its dependencies there, not in its own
+ * folder); else the nearest folder at or above the script's with a project file, raised to the
+ * nearest one above it with a node_modules when it has none itself (a workspace package whose
+ * dependencies are hoisted to the workspace root). Else the script's own folder.
+ */
 function projectOf(file: string, home: string, fs: FsProbe): string {
   const own = dirname(file);
+  const installed = file.indexOf("/node_modules/");
+  if (installed > 0) {
+    const root = file.slice(0, installed);
+    if (showable(root, home)) return root;
+  }
   for (let dir = own; showable(dir, home); dir = dirname(dir)) {
-    if (PROJECT_MARKERS.some((m) => fs.kind(join(dir, m)) === "file")) return dir;
-    if (dirname(dir) === dir) break;
+    if (!PROJECT_MARKERS.some((m) => fs.kind(join(dir, m)) === "file")) {
+      if (dirname(dir) === dir) break;
+      continue;
+    }
+    if (fs.kind(join(dir, "node_modules")) === "dir") return dir;
+    for (let up = dirname(dir); showable(up, home) && up !== dirname(up); up = dirname(up)) {
+      if (fs.kind(join(up, "node_modules")) === "dir") return up;
+    }
+    return dir;
   }
   return own;
 }

@@ -33,6 +33,12 @@ const FS = fakeFs({
   [`${HOME}/srv/server.py`]: "file",
   [`${HOME}/link-to-app`]: { link: `${HOME}/projects/app` },
   "/srv/data/a.txt": "file",
+  "/srv/repo/package.json": "file",
+  "/srv/repo/node_modules/dep/index.js": "file",
+  "/srv/repo/packages/a/package.json": "file",
+  "/srv/repo/packages/a/server.js": "file",
+  "/srv/tools/node_modules/@scope/srv/package.json": "file",
+  "/srv/tools/node_modules/@scope/srv/dist/index.js": "file",
 });
 
 function input(over: Partial<LayoutInput> = {}): LayoutInput {
@@ -162,6 +168,10 @@ describe("the sandbox's file system", () => {
     const py = planLayout(input({ command: "/usr/bin/python3", args: ["server.py"], cwd: `${HOME}/srv` }));
     // No project file above it: the script's own folder (which is also the cwd here).
     expect(py.runtime).toEqual(["~/srv"]);
+    // An installed package finds its dependencies where it is installed; a workspace package at
+    // the workspace root, where they are hoisted.
+    expect(planLayout(input({ args: ["/srv/tools/node_modules/@scope/srv/dist/index.js"] })).runtime).toEqual(["/srv/tools"]);
+    expect(planLayout(input({ args: ["/srv/repo/packages/a/server.js"] })).runtime).toEqual(["/srv/repo"]);
     const opt = planLayout(input({ command: "/opt/tool/bin/tool" }));
     expect(opt.runtime).toEqual([]); // /opt is already shown as part of the system
   });
