@@ -284,7 +284,7 @@ function describeFailure(err: unknown, stdio: ProcessGroupStdioTransport | undef
   if (stdio && stdio.stderrTail.byteLength > 0) {
     const tail = sanitizeText(stdio.stderrTail.text(), known);
     // bubblewrap's own complaint: the sandbox could not be set up, not the server failing.
-    const sandboxCause = isSandboxed(cfg.sandbox) ? explainLaunchFailure(tail) : undefined;
+    const sandboxCause = isSandboxed(cfg.sandbox) ? explainLaunchFailure(tail, { command: cfg.command ?? "", args: cfg.args ?? [], network: cfg.sandbox.network ?? "none" }) : undefined;
     if (sandboxCause) return sanitizeLine(sandboxCause, known, 1024);
     if (tail.trim() !== "") {
       // The fixed summary says what kind of problem it is; the line (secrets already redacted)

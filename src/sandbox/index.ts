@@ -6,7 +6,7 @@
 // no fallback to running the server unconfined.
 import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { dataDir, homeDir } from "../config/paths.js";
 import { ROOTS_ENTRY, type SandboxNetwork, type SandboxSettings } from "../config/sandbox.js";
 import { bwrapArgs } from "./bwrap.js";
@@ -211,12 +211,34 @@ export async function prepareSandbox(req: SandboxRequest): Promise<LaunchPlan> {
 }
 
 /**
- * A sandboxed process that exited at once: when its stderr is bubblewrap's own complaint, the
- * cause and fix in words ("sandbox: ..."); undefined when the server itself wrote it.
+ * A sandboxed process that exited at once: when its stderr is bubblewrap's own complaint, or npx
+ * unable to install a package inside, the cause and fix in words ("sandbox: ..."); undefined when
+ * the server itself failed.
  */
-export function explainLaunchFailure(stderr: string): string | undefined {
-  if (!stderr.split("\n").some((l) => l.startsWith("bwrap:"))) return undefined;
-  return explainBwrapFailure(stderr, realSwitches()).message;
+export function explainLaunchFailure(stderr: string, launch?: { command: string; args: readonly string[]; network?: SandboxNetwork }): string | undefined {
+  if (stderr.split("\n").some((l) => l.startsWith("bwrap:"))) return explainBwrapFailure(stderr, realSwitches()).message;
+  const tool = launch ? basename(launch.command) : "";
+  if ((tool === "npx" || tool === "npm") && /\b(ENOTCACHED|EROFS|EAI_AGAIN|ENOTFOUND|EACCES)\b/.test(stderr) && /npm (error|ERR!)/.test(stderr)) {
+    const code = /\b(ENOTCACHED|EROFS|EAI_AGAIN|ENOTFOUND|EACCES)\b/.exec(stderr)?.[1] ?? "an error";
+    const pkg = npxPackage(launch?.args ?? []) ?? "the package";
+    const why = launch?.network === "full" ? "npm's cache is read-only there" : "npm's cache is read-only there and the network is off";
+    return new SandboxError(
+      `npx could not find ${pkg} installed (npm said: ${code}), and it cannot download it inside the sandbox (${why})`,
+      `install it in the server's cwd (npm install ${pkg}) or globally, ${OFF_HINT}`,
+    ).message;
+  }
+  return undefined;
+}
+
+/** The package an `npx` command line runs: the first argument that is not an option. */
+function npxPackage(args: readonly string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string;
+    if (a === "-p" || a === "--package") return args[i + 1];
+    if (a.startsWith("--package=")) return a.slice("--package=".length);
+    if (!a.startsWith("-")) return a;
+  }
+  return undefined;
 }
 
 /** A summary as one line, for doctor and logs. */

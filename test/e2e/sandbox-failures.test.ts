@@ -3,11 +3,12 @@
 // runs; it must never appear). Causes covered with real processes: bubblewrap missing, a
 // bubblewrap that cannot create namespaces (a stand-in printing the message bwrap prints when the
 // kernel forbids unprivileged user namespaces, since a test cannot switch the kernel's off), a
-// listed path that does not exist, mcphub's data dir listed, a cwd that would show all of HOME.
+// listed path that does not exist, mcphub's data dir listed, a cwd that would show all of HOME,
+// and npx asked for a package it would have to download.
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { doc, FIXTURES, startGateway, tempHome, until, type GatewayClient, type TempHome } from "../helpers/gateway.js";
+import { doc, FIXTURES, ROOT, startGateway, tempHome, until, type GatewayClient, type TempHome } from "../helpers/gateway.js";
 import { sandboxUnavailable } from "../helpers/sandbox.js";
 
 const unavailable = await sandboxUnavailable();
@@ -90,6 +91,8 @@ describe("a sandbox that cannot be set up fails the server, naming the cause and
           missing: probe("missing", { read: ["~/no-such-folder"] }),
           datadir: probe("datadir", { read: ["~/data"] }),
           homecwd: probe("homecwd", {}, { cwd: "~" }),
+          // npx cannot install inside a sandbox: said as such, not as an npm error.
+          notinstalled: { command: "npx", args: ["-y", "@mcphub-test/not-installed-anywhere"], cwd: ROOT, sandbox: { network: "none" } },
         },
       },
       "paths.yaml",
@@ -104,5 +107,8 @@ describe("a sandbox that cannot be set up fails the server, naming the cause and
       "sandbox: the server's cwd ~ would show your whole home directory; set cwd to the folder the server needs, or list ~ under sandbox.read to show it on purpose",
     );
     for (const n of ["missing", "datadir", "homecwd"]) expect(existsSync(markers[n] as string), n).toBe(false);
+    expect((await failure(gw, "notinstalled")).error).toBe(
+      "sandbox: npx could not find @mcphub-test/not-installed-anywhere installed (npm said: ENOTCACHED), and it cannot download it inside the sandbox (npm's cache is read-only there and the network is off); install it in the server's cwd (npm install @mcphub-test/not-installed-anywhere) or globally, or set sandbox: off for this server (it then runs with your full rights)",
+    );
   });
 });
