@@ -119,6 +119,8 @@ describe.skipIf(unavailable !== undefined)("roots as the sandbox's allow-list", 
   const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallToolResult;
 
   it("the client's roots are what the server may write; a change of roots restarts it with the new ones", async () => {
+    // server-filesystem asks for the roots itself once initialized; a call may come first.
+    await until(async () => text(await call("fs__list_allowed_directories", {})).includes(a), "server-filesystem to apply its roots");
     const first = await call("fs__write_file", { path: join(a, "x.txt"), content: "a" });
     expect(first.isError, text(first)).toBeFalsy();
     expect(readFileSync(join(a, "x.txt"), "utf8")).toBe("a");
