@@ -115,7 +115,7 @@ async function resolveRoots(req: SandboxRequest, notes: string[]): Promise<strin
     const key = (req.settings.write ?? []).includes(ROOTS_ENTRY) ? "write" : "read";
     throw new SandboxError(
       `sandbox.${key} lists roots, but ${(err as Error).message}`,
-      `pin the server's roots with roots: [...] in its config, or list paths instead of roots, ${OFF_HINT}`,
+      `in the daemon give the server connection: per-session (each session's process gets that session's roots), or pin its roots with roots: [...], or list paths instead of roots, ${OFF_HINT}`,
     );
   }
 }

@@ -7,10 +7,12 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ListRootsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BIN, FIXTURES, ROOT, startGateway, tempHome, text, until, waitReady, type GatewayClient, type TempHome } from "../helpers/gateway.js";
+import { startDaemon, type Daemon } from "../helpers/daemon.js";
 import { attempt, sandboxUnavailable } from "../helpers/sandbox.js";
 
 const unavailable = await sandboxUnavailable();
@@ -145,5 +147,61 @@ describe.skipIf(unavailable !== undefined)("roots as the sandbox's allow-list", 
     expect(existsSync(join(a, "y.txt"))).toBe(false);
     await until(async () => attempt(await call("probe__read_file", { path: join(b, "in-b.txt") })).ok, "the probe to be restarted with the new roots");
     expect(attempt(await call("probe__read_file", { path: join(a, "in-a.txt") }))).toEqual({ ok: false, detail: "ENOENT" });
+  });
+});
+
+describe.skipIf(unavailable !== undefined)("roots in the daemon", () => {
+  let home: TempHome;
+  let daemon: Daemon;
+  let mine: string;
+  const clients: Client[] = [];
+
+  beforeAll(async () => {
+    home = tempHome("mcphub-sandbox-daemon-roots-");
+    mine = mkdtempSync(join(home.dir, "session-root-"));
+    writeFileSync(join(mine, "mine.txt"), "MINE");
+    const probe = { command: process.execPath, args: [join(FIXTURES, "sandbox-probe.mjs")] };
+    const cfg = home.writeConfig({
+      expose: "all",
+      servers: {
+        persession: { ...probe, connection: "per-session", sandbox: { read: ["roots"] } },
+        shared: { ...probe, sandbox: { read: ["roots"] } },
+      },
+    });
+    daemon = await startDaemon(home, cfg);
+  });
+
+  afterAll(async () => {
+    for (const c of clients) await c.close().catch(() => undefined);
+    await daemon?.stop();
+    home?.cleanup();
+  });
+
+  async function session(roots: string[]): Promise<Client> {
+    const client = new Client({ name: "roots-http", version: "1" }, { capabilities: { roots: { listChanged: true } } });
+    client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: roots.map((r) => ({ uri: pathToFileURL(r).href })) }));
+    await client.connect(new StreamableHTTPClientTransport(new URL(daemon.url)));
+    clients.push(client);
+    return client;
+  }
+
+  it("a per-session connection's sandbox shows that session's roots; a shared one is refused, saying why", async () => {
+    const a = await session([mine]);
+    const b = await session([]);
+    const read = async (c: Client, server: string) => attempt((await c.callTool({ name: `${server}__read_file`, arguments: { path: join(mine, "mine.txt") } })) as CallToolResult);
+    await until(async () => (await a.listTools()).tools.some((t) => t.name === "persession__read_file"), "the per-session server's tools");
+    expect(await read(a, "persession")).toEqual({ ok: true, detail: "MINE" });
+    // The other session's process was started with that session's (empty) roots.
+    expect(await read(b, "persession")).toEqual({ ok: false, detail: "ENOENT" });
+    // The shared connection (which also lists the tools) cannot start: the server fails, saying why.
+    let error = "";
+    await until(async () => {
+      const listed = JSON.parse(text((await a.callTool({ name: "mcphub_list_servers", arguments: {} })) as CallToolResult)) as { servers: { name: string; state: string; error?: string }[] };
+      error = listed.servers.find((s) => s.name === "shared" && s.state === "failed")?.error ?? "";
+      return error !== "";
+    }, "the shared server to fail");
+    expect(error).toBe(
+      'sandbox: sandbox.read lists roots, but the mcphub daemon shares this server\'s connection between sessions, so no one session\'s roots can apply; in the daemon give the server connection: per-session (each session\'s process gets that session\'s roots), or pin its roots with roots: [...], or list paths instead of roots, or set sandbox: off for this server (it then runs with your full rights)',
+    );
   });
 });

@@ -257,7 +257,7 @@ export class Passthrough {
       // The connection mcphub keeps only for listing tools: no session's roots apply to it.
       return [];
     } else {
-      throw new Error(`the mcphub daemon shares this server's connection between sessions, so no one session's roots can apply; set connection: per-session for "${server}"`);
+      throw new Error("the mcphub daemon shares this server's connection between sessions, so no one session's roots can apply");
     }
     if (!(await peer.whenInitialized(timeoutMs, signal))) {
       throw new Error(peer.closed ? "the client's session ended before it gave its roots" : `the client did not finish initializing within connect_timeout (${timeoutMs}ms)`);
