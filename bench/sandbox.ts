@@ -8,6 +8,8 @@
 //  - start: spawn to the first answer, i.e. from asking for the session to tools/list answered;
 //  - CPU/call: CPU time of the server's whole process tree (bwrap and its init included), from
 //    /proc, divided by the calls; and the same with the calling process's CPU added.
+// Plus, once per gateway process, the trial sandbox run before the first sandboxed start
+// (bwrap --version and one `true` in a full sandbox), which the rounds above do not include.
 // Ratios are against sandbox: off in the same round. Linux with a working bubblewrap only.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,6 +17,7 @@ import { join } from "node:path";
 import type { ServerConfig } from "../src/config/schema.js";
 import { openSession } from "../src/downstream/session.js";
 import { bubblewrap } from "../src/sandbox/index.js";
+import { forgetBwrapChecks } from "../src/sandbox/bwrap-support.js";
 import { ROOT, isolatedEnv, numberFlag } from "./setup.js";
 
 const ROUNDS = numberFlag("rounds", 7);
@@ -99,6 +102,13 @@ async function main(): Promise<void> {
   const home = mkdtempSync(join(tmpdir(), "mcphub-bench-sandbox-"));
   const env = { ...isolatedEnv(home), npm_config_cache: join(process.env.HOME ?? "/root", ".npm") };
   try {
+    const trials: number[] = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      forgetBwrapChecks();
+      const t = performance.now();
+      await bubblewrap(env);
+      trials.push(performance.now() - t);
+    }
     const info = await bubblewrap(env);
     const results = new Map<string, Sample[]>();
     for (const server of SERVERS) {
@@ -129,6 +139,7 @@ async function main(): Promise<void> {
     const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length))) ?? [];
     console.log(`bubblewrap ${info.version}; ${ROUNDS} rounds × ${CALLS} sequential calls per mode; medians; load: ${readFileSync("/proc/loadavg", "utf8").trim()}`);
     for (const r of rows) console.log(r.map((c, i) => c.padEnd(widths[i] ?? 0)).join("  "));
+    console.log(`once per gateway process, before its first sandboxed start: bwrap's trial sandbox ${median(trials).toFixed(1)} ms (median of ${ROUNDS})`);
   } finally {
     rmSync(home, { recursive: true, force: true });
     rmSync("/tmp/bench-sandbox-memory.jsonl", { force: true });
