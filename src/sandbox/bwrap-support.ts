@@ -38,7 +38,7 @@ function executable(p: string): boolean {
 }
 
 /** The bwrap binary: $MCPHUB_BWRAP, else `bwrap` on the gateway's PATH. */
-export function findBwrap(env: NodeJS.ProcessEnv): string {
+function findBwrap(env: NodeJS.ProcessEnv): string {
   const override = env[BWRAP_ENV];
   if (override !== undefined && override !== "") {
     if (!executable(override)) throw new SandboxError(`${BWRAP_ENV} is ${override}, which is not an executable file`, `point it at bubblewrap's bwrap or unset it, ${OFF_HINT}`);

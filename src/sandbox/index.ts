@@ -86,7 +86,7 @@ export interface LaunchPlan {
 }
 
 /** Whether the settings list `roots` in read or write. */
-export function usesRoots(s: SandboxSettings): boolean {
+function usesRoots(s: SandboxSettings): boolean {
   return (s.read ?? []).includes(ROOTS_ENTRY) || (s.write ?? []).includes(ROOTS_ENTRY);
 }
 
@@ -121,7 +121,7 @@ async function resolveRoots(req: SandboxRequest, notes: string[]): Promise<strin
 }
 
 /** The layout for a request (no launcher involved): what `doctor` shows and the backends use. */
-export async function layoutFor(req: SandboxRequest): Promise<{ layout: Layout; roots: string[] | undefined }> {
+async function layoutFor(req: SandboxRequest): Promise<{ layout: Layout; roots: string[] | undefined }> {
   const env = req.gatewayEnv ?? process.env;
   const home = homeDir(env);
   const notes: string[] = [];
@@ -249,14 +249,5 @@ export function summaryLine(s: SandboxSummary): string {
   if (s.runtime.length) parts.push(`runtime ${s.runtime.join(", ")}`);
   if (s.env.length) parts.push(`env ${s.env.join(", ")}`);
   if (s.hidden.length) parts.push(`covered ${s.hidden.length} protected path${s.hidden.length === 1 ? "" : "s"}`);
-  return parts.join("; ");
-}
-
-/** The settings as one line: "network none; read ~/docs; write ~/out, roots; env GITHUB_*". */
-export function describeSettings(s: SandboxSettings): string {
-  const parts = [`network ${s.network ?? "none"}`];
-  if (s.read?.length) parts.push(`read ${s.read.join(", ")}`);
-  if (s.write?.length) parts.push(`write ${s.write.join(", ")}`);
-  if (s.env?.length) parts.push(`env ${s.env.join(", ")}`);
   return parts.join("; ");
 }

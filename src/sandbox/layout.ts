@@ -24,7 +24,7 @@ import type { ProtectedPath } from "./protected.js";
 import { runtimeNeeds } from "./runtime.js";
 
 /** Top-level folders shown read-only when they exist (the system, never user data). */
-export const SYSTEM_DIRS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix", "/snap", "/gnu"];
+const SYSTEM_DIRS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix", "/snap", "/gnu"];
 
 export type Mount =
   | { op: "ro" | "rw"; src: string; dest: string; why: string; explicit: boolean }

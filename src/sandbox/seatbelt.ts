@@ -12,7 +12,7 @@ import type { Layout } from "./layout.js";
 import { isInside } from "./paths.js";
 
 /** The parts of the system a process needs to run on macOS, read-only. */
-export const MACOS_SYSTEM = ["/usr", "/bin", "/sbin", "/System", "/Library", "/private/etc", "/private/var/db/timezone", "/private/var/select", "/opt/homebrew", "/opt/local", "/nix"];
+const MACOS_SYSTEM = ["/usr", "/bin", "/sbin", "/System", "/Library", "/private/etc", "/private/var/db/timezone", "/private/var/select", "/opt/homebrew", "/opt/local", "/nix"];
 
 /** Directory services, logging and notifications every process uses; DNS and TLS trust with a network. */
 const MACH_BASE = ["com.apple.system.opendirectoryd.libinfo", "com.apple.system.logger", "com.apple.system.notification_center", "com.apple.logd", "com.apple.CoreServices.coreservicesd"];
