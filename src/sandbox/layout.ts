@@ -195,10 +195,11 @@ export function planLayout(input: LayoutInput): Layout {
     if (!g.own && listed.some((l) => l.path === g.path || fs.realpath(l.path) === realG)) continue;
     const traversable = listed.some((l) => isInside(l.path, g.path) && l.path !== g.path);
     const file = fs.kind(g.path) !== "dir";
+    // Where its real content shows. (A protected path that is itself a symlink shows nothing
+    // through the link: the link resolves inside the sandbox, to its target if that is shown.)
     const places = new Set<string>();
     for (const e of shown) {
       if (isInside(realG, e.src)) places.add(posix.join(e.dest, posix.relative(e.src, realG)));
-      else if (isInside(g.path, e.dest)) places.add(g.path);
     }
     for (const dest of places) {
       mounts.push({ op: "mask", dest, real: realG, file, traversable, why: g.why });

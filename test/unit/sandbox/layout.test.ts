@@ -190,3 +190,19 @@ describe("the sandbox's file system", () => {
     expect(list.filter((p) => p.own).map((p) => p.path)).toEqual([DATA, "/etc/mcphub/pass"]);
   });
 });
+
+describe("protected paths that are symlinks", () => {
+  it("are covered where their target shows, not at the link", () => {
+    const fs = fakeFs({
+      "/usr/bin/node": "file",
+      [`${HOME}/.aws`]: { link: "/secure/aws" },
+      "/secure/aws/credentials": "file",
+    });
+    const protect = protectedPaths({ home: HOME, dataDir: DATA, env: {} });
+    const onlyHome = planLayout(input({ fs, protect, settings: { read: ["~"] } }));
+    // The link shows, its target does not: nothing to cover.
+    expect(onlyHome.mounts.some((m) => m.op === "mask" && m.dest.includes("aws"))).toBe(false);
+    const both = planLayout(input({ fs, protect, settings: { read: ["~", "/secure"] } }));
+    expect(both.mounts.find((m) => m.op === "mask" && m.dest === "/secure/aws")).toMatchObject({ real: "/secure/aws", file: false });
+  });
+});
