@@ -7,10 +7,13 @@
 // medians over ROUNDS rounds whose mode order rotates (so load drifts hit every mode alike):
 //  - start: spawn to the first answer, i.e. from asking for the session to tools/list answered;
 //  - CPU/call: CPU time of the server's whole process tree (bwrap and its init included), from
-//    /proc, divided by the calls; and the same with the calling process's CPU added.
+//    /proc (per-thread schedstat, in ns), divided by the calls; and the same with the calling
+//    process's CPU added.
 // Plus, once per gateway process, the trial sandbox run before the first sandboxed start
 // (bwrap --version and one `true` in a full sandbox), which the rounds above do not include.
-// Ratios are against sandbox: off in the same round. Linux with a working bubblewrap only.
+// Ratios are against sandbox: off in the same round. Both sides get the same minimal environment
+// (what a sandbox lets through), so the env filter does not count as sandbox cost or gain.
+// Linux with a working bubblewrap only.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,7 +25,6 @@ import { ROOT, isolatedEnv, numberFlag } from "./setup.js";
 
 const ROUNDS = numberFlag("rounds", 7);
 const CALLS = numberFlag("calls", 1000);
-const TICK_NS = 1e9 / 100; // USER_HZ
 
 interface Server {
   label: string;
@@ -47,22 +49,24 @@ const MODES: { label: string; sandbox: ServerConfig["sandbox"] }[] = [
   { label: "bwrap, network full", sandbox: { network: "full" } },
 ];
 
-/** CPU ns of every live process in the group, plus what they reaped from exited children. */
+/**
+ * CPU ns of every live process in the group: the sum of its threads' run time from
+ * /proc/PID/task/TID/schedstat (nanoseconds; the stat file's ticks are 10 ms, too coarse here).
+ */
 function groupCpuNs(pgid: number): number {
-  let ticks = 0;
+  let ns = 0;
   for (const e of readdirSync("/proc")) {
     if (!/^\d+$/.test(e)) continue;
     try {
       const stat = readFileSync(`/proc/${e}/stat`, "utf8");
-      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      // state ppid pgrp ... utime(14) stime(15) cutime(16) cstime(17), counted from field 3.
-      if (Number(f[2]) !== pgid) continue;
-      ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+      // Fields after "(comm)": state ppid pgrp ...
+      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]) !== pgid) continue;
+      for (const t of readdirSync(`/proc/${e}/task`)) ns += Number(readFileSync(`/proc/${e}/task/${t}/schedstat`, "utf8").split(" ")[0]);
     } catch {
       // exited meanwhile
     }
   }
-  return ticks * TICK_NS;
+  return ns;
 }
 
 const median = (xs: number[]) => {
@@ -100,7 +104,11 @@ async function sample(server: Server, sandbox: ServerConfig["sandbox"], env: Nod
 async function main(): Promise<void> {
   if (process.platform !== "linux") throw new Error("bench/sandbox.ts needs Linux with bubblewrap");
   const home = mkdtempSync(join(tmpdir(), "mcphub-bench-sandbox-"));
-  const env = { ...isolatedEnv(home), npm_config_cache: join(process.env.HOME ?? "/root", ".npm") };
+  // Only variables the sandbox lets through, so both sides start from the same environment and
+  // the difference measured is the sandbox's, not the env filter's (an inherited
+  // NODE_EXTRA_CA_CERTS alone costs node tens of ms at start; npm_* from `npx tsx` change npx).
+  const base = isolatedEnv(home);
+  const env: NodeJS.ProcessEnv = { PATH: base.PATH, HOME: base.HOME, LANG: base.LANG ?? "C.UTF-8", MCPHUB_DATA_DIR: base.MCPHUB_DATA_DIR, MCPHUB_KEYCHAIN: "off", npm_config_cache: join(process.env.HOME ?? "/root", ".npm") };
   try {
     const trials: number[] = [];
     for (let i = 0; i < ROUNDS; i++) {
