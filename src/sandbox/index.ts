@@ -4,7 +4,7 @@
 // Linux's bubblewrap (bwrap.ts, bwrap-support.ts, seccomp.ts) and macOS's sandbox-exec
 // (seatbelt.ts). A sandbox that cannot be set up throws SandboxError (cause and fix); there is
 // no fallback to running the server unconfined.
-import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { dataDir, homeDir } from "../config/paths.js";
@@ -195,7 +195,8 @@ export async function prepareSandbox(req: SandboxRequest): Promise<LaunchPlan> {
     return { command: info.path, args, env, cwd: "/", fds: program ? [program] : [], summary };
   }
   // macOS: a private TMPDIR per start, removed when the process has ended.
-  const tmp = mkdtempSync(join(tmpdir(), `mcphub-${req.server.replace(/[^A-Za-z0-9_.-]/g, "_")}-`));
+  // Seatbelt matches resolved paths, and macOS's tmpdir() is under the /var -> /private/var link.
+  const tmp = realpathSync(mkdtempSync(join(tmpdir(), `mcphub-${req.server.replace(/[^A-Za-z0-9_.-]/g, "_")}-`)));
   const profile = seatbeltProfile({ layout, network, tmpdir: tmp });
   const launch = seatbeltArgs(profile, command, req.args);
   const env = sandboxEnv({ env: req.env, own: req.ownEnv, allow: req.settings.env ?? [], network, set: { ...layout.env, TMPDIR: tmp } });
