@@ -1,6 +1,8 @@
 // The launchers written from a layout: bubblewrap's arguments, the seccomp program, the macOS
 // profile, the environment allow-list, and how bwrap's complaints become a cause and a fix.
+import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { prepareSandbox } from "../../../src/sandbox/index.js";
 import { bwrapArgs } from "../../../src/sandbox/bwrap.js";
 import { explainBwrapFailure } from "../../../src/sandbox/bwrap-support.js";
 import { sandboxEnv } from "../../../src/sandbox/env.js";
@@ -172,5 +174,17 @@ describe("why bubblewrap failed", () => {
     expect(explainBwrapFailure("bwrap: execvp mytool: No such file or directory", sw).message).toContain("the command mytool could not be run inside the sandbox");
     // Every fix leaves the last word to the operator.
     expect(explainBwrapFailure("bwrap: something new", sw).message).toMatch(/or set sandbox: off for this server/);
+  });
+});
+
+describe("platforms without a sandbox", () => {
+  it("Windows (and macOS without sandbox-exec) refuse to start the server, saying so", async () => {
+    const req = { server: "s", settings: {}, command: "node", args: [], env: {}, ownEnv: [] };
+    await expect(prepareSandbox({ ...req, platform: "win32" })).rejects.toThrow(
+      "sandbox: sandboxes are not available on Windows; set sandbox: off for this server (it then runs with your full rights)",
+    );
+    if (!existsSync("/usr/bin/sandbox-exec")) {
+      await expect(prepareSandbox({ ...req, platform: "darwin" })).rejects.toThrow("sandbox: /usr/bin/sandbox-exec is missing; it ships with macOS");
+    }
   });
 });
