@@ -6,10 +6,10 @@
 //  - mcphub's own: the data dir (vault, key file, tokens, receipts) and a passphrase file. These
 //    cannot be listed at all.
 //  - credentials and profiles the user keeps in HOME: SSH, cloud CLIs, GnuPG, browser profiles,
-//    the config files of every harness mcphub knows (src/harness/registry.ts) and mcphub's config.
+//    harness sign-ins and mcphub's config; the config files of every harness mcphub knows come in
+//    `extra`, from the CLI, which owns the harness registry (this part sits below it).
 //  - root-only secrets of the system (shadow files, SSH host keys), for a gateway run as root.
 import { join } from "node:path";
-import { allAdapters } from "../harness/registry.js";
 
 export interface ProtectedPath {
   path: string;
@@ -84,7 +84,7 @@ export interface ProtectedInput {
   home: string;
   dataDir: string;
   env: NodeJS.ProcessEnv;
-  /** Further harness files (the configured agents' `path`s). */
+  /** Harness config files: every known harness's (the registry's) and the configured agents' `path`s. */
   extra?: readonly string[];
 }
 
@@ -95,7 +95,6 @@ export function protectedPaths(input: ProtectedInput): ProtectedPath[] {
   if (passFile) out.push({ path: passFile, own: true, why: "mcphub's vault passphrase file" });
   if (env.MCPHUB_CONFIG) out.push({ path: env.MCPHUB_CONFIG, own: false, why: "mcphub's config" });
   for (const [rel, why] of HOME_SECRETS) out.push({ path: join(home, rel), own: false, why });
-  for (const a of allAdapters()) out.push({ path: a.defaultPath(home), own: false, why: `${a.label}'s config` });
   for (const p of input.extra ?? []) out.push({ path: p, own: false, why: "a harness's config" });
   for (const [path, why] of SYSTEM_SECRETS) out.push({ path, own: false, why });
   const seen = new Set<string>();

@@ -10,9 +10,10 @@ import { resolveChildCwd } from "../../downstream/child-env.js";
 import { isSandboxed } from "../../config/sandbox.js";
 import { expandHome } from "../../config/paths.js";
 import { describeSandbox, SandboxError, summaryLine } from "../../sandbox/index.js";
+import { harnessFiles } from "../harness-files.js";
 import { probeEmbeddings } from "../../catalog/embeddings/probe.js";
 import { formatBytes } from "../../util/units.js";
-import { pendingApprovals } from "../../guard/approve.js";
+import { pendingApprovals } from "../../guard/index.js";
 import { planSync } from "../../harness/index.js";
 import { openKeyring } from "../../vault/keys.js";
 import { VaultSecretResolver } from "../../vault/resolver.js";
@@ -69,6 +70,11 @@ async function serverCheck(name: string, s: ServerConfig): Promise<Check> {
     : { name: `server:${name}`, ok: false, detail: `command "${s.command}" not found on PATH` };
 }
 
+/** What sandboxes hide besides the built-in list: every known harness's config and the agents' files. */
+function sandboxProtect(config: Config, home: string): string[] {
+  return [...harnessFiles(process.env), ...Object.values(config.agents).flatMap((a) => (a.path !== undefined ? [expandHome(a.path, home)] : []))];
+}
+
 /**
  * How a stdio server would be confined, checked for real (bubblewrap's trial sandbox, every path
  * it lists): the summary, or the cause and fix that would fail its start. Off is said plainly.
@@ -89,7 +95,7 @@ async function sandboxCheck(name: string, s: ServerConfig, config: Config, home:
       env,
       ownEnv: Object.keys(s.env ?? {}),
       cwd,
-      protect: Object.values(config.agents).flatMap((a) => (a.path !== undefined ? [expandHome(a.path, home)] : [])),
+      protect: sandboxProtect(config, home),
     });
     const backend = `${summary.backend}${summary.version ? ` ${summary.version}` : ""}`;
     return { name: check, ok: true, detail: `${backend}: ${summaryLine(summary)}`, ...(summary.notes.length ? { warning: summary.notes.join("; ") } : {}) };
@@ -185,7 +191,7 @@ export function registerDoctor(program: Command, io: CliIO): void {
         const auth = new OAuthManager({ dataDir: data, env: process.env, secrets, configPath: loaded.path });
         for (const [name, s] of servers) {
           if (progress) process.stderr.write(`probing ${name}...\n`);
-          const r = await probeServer(name, s, { timeoutMs: PROBE_TIMEOUT_MS, secrets, auth, allServers: config.servers });
+          const r = await probeServer(name, s, { timeoutMs: PROBE_TIMEOUT_MS, secrets, auth, allServers: config.servers, sandboxProtect: [data, ...sandboxProtect(config, ctx.home)] });
           checks.push({
             name: `probe:${name}`,
             ok: r.handshake_ok,

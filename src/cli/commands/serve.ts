@@ -1,8 +1,9 @@
 // `mcphub mcp serve` (stdio, or HTTP with --listen) and `mcphub up` (the shared HTTP daemon).
 import type { Command } from "commander";
 import { dataDir, loadConfig, parseListen, DEFAULT_LISTEN } from "../../config/index.js";
-import { stderrLogger } from "../../gateway/log.js";
+import { stderrLogger } from "../../util/log.js";
 import { CliError, type CliIO } from "../context.js";
+import { harnessFiles } from "../harness-files.js";
 
 export function registerServe(program: Command, io: CliIO): void {
   const mcp = program
@@ -24,14 +25,14 @@ export function registerServe(program: Command, io: CliIO): void {
       const env = process.env;
       const log = stderrLogger(env);
       if (opts.listen !== undefined) {
-        const { serveHttp } = await import("../../gateway/http.js");
-        await serveHttp({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, listen: listenOf(opts.listen), io, ...(opts.agent ? { agent: opts.agent } : {}) });
+        const { serveHttp } = await import("../../serve/http/index.js");
+        await serveHttp({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, harnessFiles: harnessFiles(env), listen: listenOf(opts.listen), io, ...(opts.agent ? { agent: opts.agent } : {}) });
         exitSoon();
         return;
       }
       // Loaded on demand: `mcphub list` and friends should not pay for the gateway's imports.
-      const { serveStdio } = await import("../../gateway/stdio.js");
-      await serveStdio({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, ...(opts.agent ? { agent: opts.agent } : {}) });
+      const { serveStdio } = await import("../../serve/stdio/index.js");
+      await serveStdio({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, harnessFiles: harnessFiles(env), ...(opts.agent ? { agent: opts.agent } : {}) });
       exitSoon();
     });
 
@@ -46,8 +47,8 @@ export function registerServe(program: Command, io: CliIO): void {
       const env = process.env;
       const log = stderrLogger(env);
       const listen = listenOf(opts.listen ?? loaded.config.listen ?? DEFAULT_LISTEN);
-      const { serveHttp } = await import("../../gateway/http.js");
-      await serveHttp({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, listen, io });
+      const { serveHttp } = await import("../../serve/http/index.js");
+      await serveHttp({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, harnessFiles: harnessFiles(env), listen, io });
       exitSoon();
     });
 }

@@ -10,6 +10,7 @@ import { planLayout, type Layout } from "../../../src/sandbox/layout.js";
 import { protectedPaths } from "../../../src/sandbox/protected.js";
 import { sbString, seatbeltProfile } from "../../../src/sandbox/seatbelt.js";
 import { seccompProgram } from "../../../src/sandbox/seccomp.js";
+import { harnessFiles } from "../../../src/cli/harness-files.js";
 import { fakeFs } from "./fake-fs.js";
 
 const HOME = "/home/me";
@@ -32,7 +33,7 @@ function layout(settings: Parameters<typeof planLayout>[0]["settings"]): Layout 
     command: "/usr/bin/node",
     args: ["server.js"],
     env: {},
-    protect: protectedPaths({ home: HOME, dataDir: `${HOME}/.local/share/mcphub`, env: {} }),
+    protect: protectedPaths({ home: HOME, dataDir: `${HOME}/.local/share/mcphub`, env: {}, extra: harnessFiles({ HOME }) }),
     fs: FS,
   });
 }

@@ -5,11 +5,13 @@ import { describe, expect, it } from "vitest";
 import { planLayout, type LayoutInput, type Mount } from "../../../src/sandbox/layout.js";
 import { protectedPaths } from "../../../src/sandbox/protected.js";
 import { SandboxError } from "../../../src/sandbox/errors.js";
+import { harnessFiles } from "../../../src/cli/harness-files.js";
 import { fakeFs } from "./fake-fs.js";
 
 const HOME = "/home/me";
 const DATA = "/home/me/.local/share/mcphub";
 
+const HARNESS = harnessFiles({ HOME });
 const FS = fakeFs({
   "/usr/bin/node": "file",
   "/usr/bin/npx": { link: "../lib/node_modules/npm/bin/npx-cli.js" },
@@ -49,7 +51,7 @@ function input(over: Partial<LayoutInput> = {}): LayoutInput {
     command: "/usr/bin/node",
     args: [],
     env: {},
-    protect: protectedPaths({ home: HOME, dataDir: DATA, env: {} }),
+    protect: protectedPaths({ home: HOME, dataDir: DATA, env: {}, extra: HARNESS }),
     fs: FS,
     ...over,
   };
@@ -184,7 +186,8 @@ describe("the sandbox's file system", () => {
   });
 
   it("protects the harness files the registry knows, mcphub's config, and a passphrase file", () => {
-    const list = protectedPaths({ home: HOME, dataDir: DATA, env: { MCPHUB_VAULT_PASSPHRASE_FILE: "/etc/mcphub/pass" }, extra: ["/srv/agents/x.json"] });
+    // The registry's paths come from the CLI (which owns the harness part) as `extra`.
+    const list = protectedPaths({ home: HOME, dataDir: DATA, env: { MCPHUB_VAULT_PASSPHRASE_FILE: "/etc/mcphub/pass" }, extra: [...harnessFiles({ HOME }), "/srv/agents/x.json"] });
     const paths = list.map((p) => p.path);
     expect(paths).toEqual(expect.arrayContaining([`${HOME}/.claude.json`, `${HOME}/.cursor/mcp.json`, `${HOME}/.codex/config.toml`, `${HOME}/.config/mcphub`, "/srv/agents/x.json", `${HOME}/.config/gcloud`, `${HOME}/.mozilla`]));
     expect(list.filter((p) => p.own).map((p) => p.path)).toEqual([DATA, "/etc/mcphub/pass"]);
