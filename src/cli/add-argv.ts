@@ -6,7 +6,7 @@
 // before COMMAND already ends option parsing and is left alone.
 
 /** Options of `add` (and global ones) that take a value: their value is not the server command. */
-export const ADD_VALUE_OPTIONS = ["--url", "--transport", "-e", "--env", "-t", "--tag", "-d", "--description", "-u", "--use-when", "--vault", "-c", "--config"];
+export const ADD_VALUE_OPTIONS = ["--url", "--transport", "-e", "--env", "-t", "--tag", "-d", "--description", "-u", "--use-when", "--vault", "--sandbox", "-c", "--config"];
 /** Global options that take a value, so the command name can be found after them. */
 const GLOBAL_VALUE_OPTIONS = ["-c", "--config"];
 
@@ -39,6 +39,6 @@ export function separateServerCommand(argv: string[]): string[] {
 
 /** mcphub's own `add` options that ended up after COMMAND, to warn that the server gets them. */
 export function misplacedAddOptions(serverArgs: string[]): string[] {
-  const own = ["--url", "--transport", "--env", "--tag", "--description", "--use-when", "--vault", "--disabled", "--force"];
+  const own = ["--url", "--transport", "--env", "--tag", "--description", "--use-when", "--vault", "--sandbox", "--disabled", "--force"];
   return serverArgs.filter((a) => own.includes(a.split("=")[0] ?? ""));
 }

@@ -9,6 +9,7 @@ import { configSchema, type Config } from "./schema.js";
 import { ConfigError, issuesFromZod } from "./errors.js";
 import { bareMaps, reservedKeyIssues } from "./reserved-keys.js";
 import { resolveServerPaths } from "./relative-paths.js";
+import { effectiveSandbox } from "./sandbox.js";
 import { displayPath, homeDir, resolveConfigPath, type ConfigFormat } from "./paths.js";
 
 export interface LoadedConfig {
@@ -58,7 +59,18 @@ export function validateConfig(raw: unknown, file?: string): Config {
   // compile was the largest item of a warm gateway start.
   const result = configSchema.safeParse(input, { jitless: true });
   if (!result.success) throw new ConfigError(issuesFromZod(result.error, configSchema, input), file);
-  return bareMaps(result.data);
+  return withSandboxDefaults(bareMaps(result.data));
+}
+
+/** Each stdio server's `sandbox` becomes its effective one: its own combined with the top-level default. */
+function withSandboxDefaults(config: Config): Config {
+  for (const [name, s] of Object.entries(config.servers)) {
+    if (s.command === undefined) continue;
+    const sandbox = effectiveSandbox(config.sandbox, s.sandbox);
+    if (sandbox === undefined) continue;
+    config.servers[name] = { ...s, sandbox };
+  }
+  return config;
 }
 
 export function missingConfig(path: string): ConfigError {

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { parseBytes, parseDuration } from "../util/units.js";
 import { effectsSchema, guardIssues, makePolicySchema } from "./policy.js";
+import { sandboxSchema } from "./sandbox.js";
 
 export const RESERVED_SERVER_NAME = "mcphub";
 export const MAX_USE_WHEN = 8;
@@ -166,6 +167,9 @@ export const serverSchema = z
     effects: effectsSchema.optional(),
     pin_definitions: z.boolean().optional(),
     quarantine: z.boolean().optional(),
+    // Confinement of a stdio server's process (docs/sandbox.md). After loading, this is the
+    // effective setting: the server's own combined with the top-level default (config/sandbox.ts).
+    sandbox: sandboxSchema.optional(),
   })
   .superRefine((s, ctx) => {
     const remote = s.url !== undefined;
@@ -179,7 +183,7 @@ export const serverSchema = z
     if (!kindKnown) {
       // nothing more to say about transport-specific keys
     } else if (remote) {
-      for (const key of ["args", "env", "cwd", "vault", "vault_only", "vault_prefix"] as const) {
+      for (const key of ["args", "env", "cwd", "vault", "vault_only", "vault_prefix", "sandbox"] as const) {
         if (s[key] !== undefined) {
           ctx.addIssue({ code: "custom", path: [key], message: `${key} applies only to stdio servers (this one has a url)` });
         }
@@ -338,6 +342,8 @@ export const configSchema = z
     policy: policySchema.optional(),
     effects: effectsSchema.optional(),
     quarantine: z.boolean().default(false),
+    // Every stdio server's default sandbox (a server's own `sandbox` combines with it).
+    sandbox: sandboxSchema.optional(),
   })
   .superRefine((c, ctx) => {
     const servers = new Set(Object.keys(c.servers));

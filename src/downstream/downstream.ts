@@ -45,6 +45,8 @@ export interface DownstreamDeps {
   hooks?: ClientHooks;
   /** Set for a connection dedicated to one upstream session (`connection: per-session`). */
   connection?: string;
+  /** Paths a sandboxed server never sees beyond the built-in ones (the agents' harness files). */
+  sandboxProtect?: () => readonly string[];
 }
 
 /** Without an explicit timeoutMs a call may run as long as it keeps reporting progress. */
@@ -101,6 +103,11 @@ export class Downstream {
   private authWatch?: () => void;
   /** retryNow() came while an attempt was running: try again as soon as it fails. */
   private retryRequested = false;
+  /**
+   * The client's roots changed while this server's sandbox shows the roots it had at launch: the
+   * process is replaced (with the new roots) as soon as nothing holds it.
+   */
+  private rootsRestart = false;
   private connecting?: Promise<void>;
   private readonly shutdown = new AbortController();
   private readonly closing = new Set<Promise<void>>();
@@ -173,6 +180,7 @@ export class Downstream {
       released = true;
       this.leases--;
       this.lastActivity = Date.now();
+      if (this.leases === 0 && this.rootsRestart) this.restartForRoots();
       this.armIdle();
     };
   }
@@ -194,6 +202,17 @@ export class Downstream {
     }
     this.failures = 0;
     this.quickDrops = 0;
+    this.connect();
+  }
+
+  private restartForRoots(): void {
+    this.rootsRestart = false;
+    const s = this.session;
+    if (this.closed || !s || this.connecting) return;
+    this.deps.log("info", `${this.name}: the client's roots changed; restarting it so its sandbox shows the new ones`);
+    this.session = undefined;
+    this.token = undefined;
+    this.track(s.close());
     this.connect();
   }
 
@@ -223,6 +242,7 @@ export class Downstream {
     if (this.error !== undefined) snap.error = this.error;
     const tail = this.session?.stdio ? this.currentStderr(this.session) : this.stderrTail;
     if (tail) snap.stderrTail = tail;
+    if (this.session?.sandbox) snap.sandbox = this.session.sandbox;
     return snap;
   }
 
@@ -296,9 +316,18 @@ export class Downstream {
     return this.request("logging/setLevel", opts, (client, req) => client.setLoggingLevel(level, req));
   }
 
-  /** Tells the server the client's roots changed; a no-op while it is not connected. */
+  /**
+   * Tells the server the client's roots changed; a no-op while it is not connected. A server
+   * whose sandbox shows the roots is restarted instead (its mounts were fixed at launch), once
+   * nothing holds it: its next process asks for the roots again and sees the new ones.
+   */
   async sendRootsListChanged(): Promise<void> {
     const s = this.session;
+    if (s?.sandbox?.roots !== undefined) {
+      this.rootsRestart = true;
+      if (this.leases === 0) this.restartForRoots();
+      return;
+    }
     if (!s || this.state !== "ready") return;
     await s.client.sendRootsListChanged().catch((err: unknown) => {
       this.deps.log("warn", `${this.name}: roots/list_changed was not delivered: ${this.clean(errorText(err))}`);
@@ -354,6 +383,7 @@ export class Downstream {
           onListChanged: (kind) => this.onListChanged(token, kind),
           onClose: () => this.onTransportClosed(token),
           ...(this.deps.hooks ? { peer: this.peerHooks(this.deps.hooks) } : {}),
+          ...this.sandboxHooks(),
         });
         token.session = session;
         if (this.closed) {
@@ -406,6 +436,17 @@ export class Downstream {
 
   private origin(): ConnectionOrigin {
     return this.deps.connection !== undefined ? { server: this.name, connection: this.deps.connection } : { server: this.name };
+  }
+
+  /** What a sandboxed server's launch needs from above: the client's roots, more protected paths. */
+  private sandboxHooks(): { sandboxRoots?: (signal?: AbortSignal) => Promise<string[]>; sandboxProtect?: readonly string[] } {
+    const hooks = this.deps.hooks;
+    const origin = this.origin();
+    const protect = this.deps.sandboxProtect?.();
+    return {
+      ...(hooks?.roots ? { sandboxRoots: (signal?: AbortSignal) => hooks.roots?.(origin, signal) ?? Promise.resolve([]) } : {}),
+      ...(protect ? { sandboxProtect: protect } : {}),
+    };
   }
 
   private peerHooks(hooks: ClientHooks) {

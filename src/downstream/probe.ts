@@ -22,7 +22,15 @@ export interface ProbeResult {
 export async function probeServer(
   name: string,
   cfg: ServerConfig,
-  opts: { timeoutMs: number; secrets?: SecretResolver; auth?: RemoteAuth; clientInfo?: { name: string; version: string }; allServers?: Record<string, ServerConfig> },
+  opts: {
+    timeoutMs: number;
+    secrets?: SecretResolver;
+    auth?: RemoteAuth;
+    clientInfo?: { name: string; version: string };
+    allServers?: Record<string, ServerConfig>;
+    /** Paths a sandboxed server never sees beyond the built-in ones (harness files, the data dir). */
+    sandboxProtect?: readonly string[];
+  },
 ): Promise<ProbeResult> {
   const started = performance.now();
   const latency = () => Math.round(performance.now() - started);
@@ -35,6 +43,7 @@ export async function probeServer(
       secrets: opts.secrets,
       ...(opts.auth ? { auth: opts.auth } : {}),
       timeoutMs: opts.timeoutMs,
+      ...(opts.sandboxProtect ? { sandboxProtect: opts.sandboxProtect } : {}),
     });
     const result: ProbeResult = { handshake_ok: true, tool_count: session.tools.length, tools: session.tools.map((t) => t.name), latency_ms: latency() };
     const v = session.serverVersion;

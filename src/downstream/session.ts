@@ -27,8 +27,11 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ServerConfig } from "../config/schema.js";
+import { isSandboxed } from "../config/sandbox.js";
+import { explainLaunchFailure, prepareSandbox, SandboxError, type SandboxSummary } from "../sandbox/index.js";
 import { buildChildEnv, resolveChildCwd } from "./child-env.js";
 import { SecretMask } from "./secret-mask.js";
+import { findCommand } from "./spawn-plan.js";
 import { explainingLine, SENSITIVE_NAME_RE, sanitizeLine, sanitizeText, sensitiveEnvValues, summarizeStartupStderr } from "./sanitize.js";
 import { ProcessGroupStdioTransport } from "./stdio-transport.js";
 import { LockedError, NeedsAuthError, type PeerMessage, type RemoteAuth, type RemoteAuthSession, type SecretResolver } from "./types.js";
@@ -57,6 +60,10 @@ export interface OpenSessionOptions {
   maxMessageBytes?: number;
   /** Server→client traffic of this connection (see ClientHooks); omitted = declare nothing. */
   peer?: SessionPeer;
+  /** A sandboxed server's `roots`: the client's roots as local paths (see ClientHooks.roots). */
+  sandboxRoots?: (signal?: AbortSignal) => Promise<string[]>;
+  /** More paths a sandboxed server never sees (the configured agents' harness files). */
+  sandboxProtect?: readonly string[];
 }
 
 /** ClientHooks bound to one connection. */
@@ -77,6 +84,8 @@ export class Session {
   auth?: RemoteAuthSession;
   /** Masks the secrets this connection was given in what it sends back; undefined when it has none. */
   mask?: SecretMask;
+  /** How a sandboxed stdio server was confined (undefined = not sandboxed). */
+  sandbox?: SandboxSummary;
   constructor(
     readonly client: Client,
     readonly transport: Transport,
@@ -143,6 +152,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
   let stdio: ProcessGroupStdioTransport | undefined;
   let client: Client | undefined;
   let authSession: RemoteAuthSession | undefined;
+  let sandbox: SandboxSummary | undefined;
   try {
     if (cfg.url !== undefined) {
       const headers = await withAbort(resolveHeaders(cfg, secrets, secretValues), controller.signal);
@@ -160,11 +170,35 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
       }
       const env = buildChildEnv({ server: name, cfg, allServers: opts.allServers, parentEnv, vaultEnv });
       redact.push(...sensitiveEnvValues(env));
+      const command = cfg.command ?? "";
+      const args = cfg.args ?? [];
+      const cwd = resolveChildCwd(cfg.cwd);
+      let launch: { command: string; args: string[]; env: Record<string, string>; cwd?: string | undefined; extraFds?: Buffer[]; onEnded?: () => void } = { command, args, env, cwd };
+      if (isSandboxed(cfg.sandbox)) {
+        // The sandbox decides the whole launch; when it cannot be set up, nothing is started.
+        phase = "setting up the sandbox";
+        const plan = await withAbort(
+          prepareSandbox({
+            server: name,
+            settings: cfg.sandbox,
+            command,
+            resolvedCommand: findCommand({ command, platform: process.platform, env, ...(cwd ? { cwd } : {}) }),
+            args,
+            env,
+            ownEnv: [...Object.keys(cfg.env ?? {}), ...Object.keys(vaultEnv ?? {})],
+            cwd,
+            ...(opts.sandboxRoots ? { roots: opts.sandboxRoots } : {}),
+            gatewayEnv: parentEnv,
+            ...(opts.sandboxProtect ? { protect: opts.sandboxProtect } : {}),
+            signal: controller.signal,
+          }),
+          controller.signal,
+        );
+        sandbox = plan.summary;
+        launch = { command: plan.command, args: plan.args, env: plan.env, cwd: plan.cwd, extraFds: plan.fds, ...(plan.cleanup ? { onEnded: plan.cleanup } : {}) };
+      }
       stdio = new ProcessGroupStdioTransport({
-        command: cfg.command ?? "",
-        args: cfg.args ?? [],
-        env,
-        cwd: resolveChildCwd(cfg.cwd),
+        ...launch,
         ...(opts.maxMessageBytes !== undefined ? { maxMessageBytes: opts.maxMessageBytes } : {}),
       });
       transport = stdio;
@@ -226,6 +260,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
     const session = new Session(client, transport, stdio, secretValues, tools, masked(resources), masked(prompts), masked(templates));
     if (authSession) session.auth = authSession;
     if (mask) session.mask = mask;
+    if (sandbox) session.sandbox = sandbox;
     sessionRef = session;
     session.closed = closedEarly;
     return session;
@@ -236,6 +271,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
     if (stdio) await stdio.close();
     const known = [...redact, ...(secrets?.knownSecretValues() ?? []), ...(opts.auth?.knownSecretValues() ?? [])];
     if (cause instanceof LockedError) throw new LockedError(sanitizeLine(cause.message, known));
+    if (cause instanceof SandboxError) throw new ConnectError(sanitizeLine(cause.message, known, 1024));
     // Transports may wrap what the signed fetch threw; the auth session remembers it.
     const needsAuth = cause instanceof NeedsAuthError ? cause : authSession?.takeNeedsAuth();
     if (needsAuth) throw new NeedsAuthError(sanitizeLine(needsAuth.message, known), needsAuth.command, needsAuth.stepUp);
@@ -255,6 +291,9 @@ function describeFailure(err: unknown, stdio: ProcessGroupStdioTransport | undef
   }
   if (stdio && stdio.stderrTail.byteLength > 0) {
     const tail = sanitizeText(stdio.stderrTail.text(), known);
+    // bubblewrap's own complaint: the sandbox could not be set up, not the server failing.
+    const sandboxCause = isSandboxed(cfg.sandbox) ? explainLaunchFailure(tail, { command: cfg.command ?? "", args: cfg.args ?? [], network: cfg.sandbox.network ?? "none" }) : undefined;
+    if (sandboxCause) return sanitizeLine(sandboxCause, known, 1024);
     if (tail.trim() !== "") {
       // The fixed summary says what kind of problem it is; the line (secrets already redacted)
       // says which file, option or variable, which is what an operator needs to fix it.

@@ -159,6 +159,21 @@ const SCRIPT = `
           h("div", { cls: d.vault.available ? "muted" : "err", text: d.vault.available ? (d.vault.detail || "") : (d.vault.reason || "") }),
           d.vault.warning ? h("div", { cls: "muted", text: d.vault.warning }) : null)));
 
+    // One line per stdio server: how it is confined; the details (paths for the operator) on hover.
+    function sandboxLine(b) {
+      if (!b) return null;
+      if (b.mode === "off") return h("div", { cls: "muted", "data-sandbox": "off", title: "runs with the operator's full rights", text: "not sandboxed" });
+      var count = function (x) { return typeof x === "number" ? x : x.length; };
+      var list = function (x) { return typeof x === "number" ? x + " path(s)" : (x.length ? x.join(", ") : "nothing"); };
+      var w = count(b.write);
+      var text = "sandboxed · network " + b.network + " · " + (w ? "writes " + (typeof b.write === "number" ? w + " path(s)" : b.write.join(", ")) : "writes nothing");
+      var title = [(b.backend || "sandbox") + (b.live ? "" : " (configured; not running)"), "network: " + b.network, "write: " + list(b.write), "read: " + list(b.read)];
+      if (b.roots !== undefined) title.push("roots: " + list(b.roots));
+      if (b.hidden) title.push("protected paths covered: " + b.hidden);
+      (b.notes || []).forEach(function (n) { title.push(n); });
+      return h("div", { cls: "muted", "data-sandbox": b.network, title: title.join("\\n"), text: text });
+    }
+
     var rows = d.servers.map(function (s) {
       var st = stateOf(s.state);
       var err = s.error ? h("div", { cls: "err" }, s.error, s.stderr_line ? h("code", { cls: "stderr", title: "last stderr line (redacted)", text: s.stderr_line }) : null) :
@@ -191,7 +206,7 @@ const SCRIPT = `
         h("th", { scope: "row" }, h("div", { text: s.name }), s.description ? h("div", { cls: "muted", text: s.description }) : null, defs),
         h("td", {}, h("span", { cls: "badge s-" + st[1], "data-state-label": "", text: st[0] }),
           h("div", { cls: "muted", text: s.failing_since ? "failing for " + ago(s.failing_since) + ", retrying" : (s.state === "ready" ? "up " : "for ") + ago(s.since) }), err),
-        h("td", {}, h("div", { text: s.transport }), s.server_version ? h("div", { cls: "muted", text: s.server_version }) : null),
+        h("td", {}, h("div", { text: s.transport }), s.server_version ? h("div", { cls: "muted", text: s.server_version }) : null, sandboxLine(s.sandbox)),
         h("td", { cls: "num", text: String(s.tools) }),
         h("td", {}, callsChart(s.metrics, 150, 28, s.name), h("div", { cls: "muted", text: s.metrics.calls + " calls · " + pct(s.metrics.error_rate) + " errors · " + idle })),
         h("td", {}, latencyChart(s.metrics, 150, 28, s.name), h("div", { cls: "muted", text: "p50 " + ms(s.metrics.p50_ms) + " · p95 " + ms(s.metrics.p95_ms) })),
