@@ -82,6 +82,14 @@ export function registerDoctor(program: Command, io: CliIO): void {
       const progress = !json && Boolean(process.stderr.isTTY);
       const checks: Check[] = [{ name: "config", ok: true, detail: `${tildify(loaded.path, ctx.home)} is valid` }];
       const servers = selectServers(config, opts.server);
+      if (opts.server === undefined && servers.length === 0) {
+        const n = Object.keys(config.servers).length;
+        checks.push({
+          name: "servers",
+          ok: false,
+          detail: `no server is enabled${n ? ` (${n} configured, all disabled; \`mcphub enable NAME\`)` : ""}: the gateway serves only its own management tools; add one with \`mcphub add NAME COMMAND [ARGS...]\``,
+        });
+      }
       for (const [name, s] of servers) checks.push(await serverCheck(name, s));
 
       const data = dataDirOf();
@@ -131,10 +139,15 @@ export function registerDoctor(program: Command, io: CliIO): void {
           try {
             const plan = await planSync(config, name, ctx);
             const pending = plan.actions.filter((a) => a.action !== "unchanged").length;
+            const dups = plan.duplicates;
             checks.push({
               name: `agent:${name}`,
-              ok: true,
-              detail: `${tildify(plan.path, ctx.home)}: ${plan.original === undefined ? "not created yet; " : ""}${pending ? `${pending} pending (run \`mcphub sync ${name} --write\`)` : "in sync"}`,
+              ok: dups.length === 0,
+              detail:
+                `${tildify(plan.path, ctx.home)}: ${plan.original === undefined ? "not created yet; " : ""}${pending ? `${pending} pending (run \`mcphub sync ${name} --write\`)` : "in sync"}` +
+                (dups.length
+                  ? `; ${dups.map((d) => (d.name === d.server ? d.name : `${d.name} (= ${d.server})`)).join(", ")} ${dups.length === 1 ? "is" : "are"} also served by the gateway, so the model sees ${dups.length === 1 ? "its" : "their"} tools twice: run \`mcphub offload ${name} --write\``
+                  : ""),
             });
           } catch (err) {
             checks.push({ name: `agent:${name}`, ok: false, detail: (err as Error).message.split("\n")[0] ?? "unreadable" });

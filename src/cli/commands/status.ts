@@ -14,6 +14,8 @@ export interface AgentStatus {
   path?: string;
   state: string;
   pending: number;
+  /** Entries of its file that the gateway serves too: the model sees those tools twice. */
+  duplicates?: { name: string; server: string }[];
   error?: string;
 }
 
@@ -38,7 +40,15 @@ export function registerStatus(program: Command, io: CliIO): void {
         try {
           const plan = await planSync(config, name, ctx);
           const pending = plan.actions.filter((a) => a.action !== "unchanged").length;
-          agents.push({ ...base, type: plan.type, path: plan.path, state: pending ? `${pending} pending` : "in sync", pending });
+          const dup = plan.duplicates.length ? `, ${plan.duplicates.length} duplicate${plan.duplicates.length === 1 ? "" : "s"}` : "";
+          agents.push({
+            ...base,
+            type: plan.type,
+            path: plan.path,
+            state: `${pending ? `${pending} pending` : "in sync"}${dup}`,
+            pending,
+            ...(plan.duplicates.length ? { duplicates: plan.duplicates.map((d) => ({ name: d.name, server: d.server })) } : {}),
+          });
         } catch (err) {
           agents.push({ ...base, state: "error", pending: 0, error: err instanceof Error ? err.message.split("\n")[0] : String(err) });
         }
@@ -64,7 +74,9 @@ export function registerStatus(program: Command, io: CliIO): void {
       const c = colors(io);
       const out = [
         `config   ${tildify(loaded.path, ctx.home)}  (expose: ${config.expose}${config.listen ? `, listen: ${config.listen}` : ""})`,
-        `servers  ${report.enabled} enabled of ${report.servers}`,
+        report.enabled
+          ? `servers  ${report.enabled} enabled of ${report.servers}`
+          : c.yellow(`servers  none enabled${report.servers ? ` (${report.servers} configured, all disabled)` : ""}: the gateway serves only its management tools; add one with \`mcphub add\``),
         "",
       ];
       if (agents.length) {
@@ -75,17 +87,24 @@ export function registerStatus(program: Command, io: CliIO): void {
               a.agent,
               a.type,
               a.mode,
-              a.state === "in sync" ? c.green(a.state) : a.state === "disabled" ? c.dim(a.state) : c.yellow(a.state),
+              a.state === "in sync" && report.enabled ? c.green(a.state) : a.state === "disabled" ? c.dim(a.state) : c.yellow(a.state),
               a.error ?? (a.path ? tildify(a.path, ctx.home) : ""),
             ]),
           ),
         );
         if (agents.some((a) => a.pending)) out.push(c.dim("Run `mcphub sync` to see the pending changes."));
+        for (const a of agents.filter((x) => x.duplicates?.length)) {
+          out.push(
+            c.yellow(
+              `${a.agent}: ${a.duplicates?.map((d) => (d.name === d.server ? d.name : `${d.name} (= ${d.server})`)).join(", ")} ${a.duplicates?.length === 1 ? "is" : "are"} also served by the gateway, so the model sees ${a.duplicates?.length === 1 ? "its" : "their"} tools twice: \`mcphub offload ${a.agent} --write\` removes ${a.duplicates?.length === 1 ? "it" : "them"}`,
+            ),
+          );
+        }
       } else {
         out.push("No agents configured (see `mcphub agents`).");
       }
       out.push("", `usage    ${report.calls} calls, ${report.errors} errors, ~${report.est_tokens} tokens`);
-      out.push(`unused   ${unused.length ? unused.join(", ") : "(every enabled server has been called)"}`);
+      out.push(`unused   ${enabled.length === 0 ? "(no server is enabled)" : unused.length ? unused.join(", ") : "(every enabled server has been called)"}`);
       io.out(out.join("\n"));
     });
 }
