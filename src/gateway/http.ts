@@ -19,6 +19,8 @@ import { createSession, type Session } from "./session.js";
 import { createStatusRoutes, type StatusRoutes } from "./status/routes.js";
 import type { ServeOptions } from "./stdio.js";
 import { bearerFrom, TokenStore } from "./tokens.js";
+import { recordDaemon } from "../service/address.js";
+import { VERSION } from "../version.js";
 
 export interface HttpOptions extends ServeOptions {
   listen: ListenAddress;
@@ -231,6 +233,17 @@ export async function serveHttp(opts: HttpOptions): Promise<void> {
   const anonymous = !(await TokenStore.open(opts.dataDir).authenticate(undefined)).required;
   say(`mcphub listening on ${gw.url}${anonymous ? " (no agent tokens yet: loopback clients are served unscoped)" : " (bearer tokens required)"}`);
   say(`  status page: ${gw.url.replace(/\/mcp$/, "/")}${anonymous ? "" : " (sign in with \`mcphub open\`)"}`);
+  // `mcphub open`, `doctor` and `status` find this daemon here, whatever address it was given.
+  const unrecord = recordDaemon(opts.dataDir, {
+    url: gw.url,
+    host: opts.listen.host,
+    port: gw.port,
+    ...(opts.configPath ? { config: opts.configPath } : {}),
+    version: VERSION,
+  });
+  if (!Object.values(opts.config.servers).some((s) => s.enabled)) {
+    say(`mcphub: warning: no server is enabled${opts.configPath ? ` in ${opts.configPath}` : ""}: agents see only mcphub's management tools; add one with \`mcphub add NAME COMMAND [ARGS...]\``);
+  }
   for (const snap of gw.hub.supervisor.snapshots()) {
     const listing = gw.hub.catalog.listingOf(snap.name);
     if (snap.state === "idle" && listing) {
@@ -253,6 +266,7 @@ export async function serveHttp(opts: HttpOptions): Promise<void> {
   await new Promise<void>((resolve) => {
     const stop = () => {
       say("mcphub: stopping: in-flight calls are answered with an error, then drained");
+      unrecord();
       void gw.close().finally(resolve);
     };
     process.once("SIGTERM", stop);

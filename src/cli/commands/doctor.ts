@@ -10,6 +10,7 @@ import { probeEmbeddings } from "../../catalog/embeddings/probe.js";
 import { formatBytes } from "../../util/units.js";
 import { pendingApprovals } from "../../guard/approve.js";
 import { planSync } from "../../harness/index.js";
+import { findDaemon, healthProblem, reachableBase } from "../../service/index.js";
 import { openKeyring } from "../../vault/keys.js";
 import { VaultSecretResolver } from "../../vault/resolver.js";
 import { CliError, colors, printJson, type CliIO } from "../context.js";
@@ -132,6 +133,8 @@ export function registerDoctor(program: Command, io: CliIO): void {
         });
       }
 
+      /** Daemon URLs harness entries point at (or will, after sync), and which agents use each. */
+      const daemonUsers = new Map<string, string[]>();
       if (opts.server === undefined) {
         for (const name of Object.keys(config.agents).sort()) {
           const agent = config.agents[name];
@@ -139,6 +142,7 @@ export function registerDoctor(program: Command, io: CliIO): void {
           try {
             const plan = await planSync(config, name, ctx);
             const pending = plan.actions.filter((a) => a.action !== "unchanged").length;
+            for (const e of plan.desired) if (e.url !== undefined) daemonUsers.set(e.url, [...(daemonUsers.get(e.url) ?? []), name]);
             const dups = plan.duplicates;
             checks.push({
               name: `agent:${name}`,
@@ -154,6 +158,8 @@ export function registerDoctor(program: Command, io: CliIO): void {
           }
         }
       }
+
+      if (opts.server === undefined) checks.push(...(await daemonChecks(data, loaded.path, daemonUsers)));
 
       if (opts.probe) {
         const secrets = new VaultSecretResolver({ dataDir: data, env: process.env });
@@ -218,6 +224,39 @@ function definitionChecks(dataDir: string, config: Config, only: string | undefi
     checks.push({ name: `definitions:${server}`, ok: false, detail: `${parts.join("; ")}; calls are refused until an operator reviews and runs \`${approve}\`` });
   }
   if (checks.length === 0) checks.push({ name: "definitions", ok: true, detail: "every recorded tool definition is approved" });
+  return checks;
+}
+
+/**
+ * Every daemon address a harness entry points at must answer, or that harness has no tools at all;
+ * a daemon recorded in the data directory is reported too (where it really listens).
+ */
+async function daemonChecks(dataDir: string, configPath: string, users: Map<string, string[]>): Promise<Check[]> {
+  const checks: Check[] = [];
+  const recorded = findDaemon(dataDir, configPath);
+  const recordedBase = recorded ? reachableBase(recorded) : undefined;
+  for (const [url, agents] of users) {
+    const base = url.replace(/\/mcp$/, "/");
+    const problem = await healthProblem(base);
+    const elsewhere = recorded && recordedBase !== base ? ` (a daemon for this config runs at ${recorded.url}, pid ${recorded.pid}: is \`listen:\` what it was started with?)` : "";
+    checks.push(
+      problem === undefined
+        ? { name: "daemon", ok: true, detail: `${url} answers (used by ${agents.join(", ")})` }
+        : {
+            name: "daemon",
+            ok: false,
+            detail: `${agents.join(", ")} point${agents.length === 1 ? "s" : ""} at ${url}, where no mcphub daemon answers (${problem})${elsewhere}; start it with \`mcphub up\`, or keep it running with \`mcphub service install\``,
+          },
+    );
+  }
+  if (recorded && users.size === 0) {
+    const problem = await healthProblem(recordedBase ?? "");
+    checks.push(
+      problem === undefined
+        ? { name: "daemon", ok: true, detail: `${recorded.url} answers (pid ${recorded.pid}; no harness entry points at it: set \`listen:\` and run \`mcphub sync --write\` to use it)` }
+        : { name: "daemon", ok: false, detail: `the daemon recorded at ${recorded.url} (pid ${recorded.pid}) does not answer (${problem})` },
+    );
+  }
   return checks;
 }
 

@@ -2,6 +2,7 @@
 import type { Command } from "commander";
 import { dataDir, loadConfig, parseListen, DEFAULT_LISTEN } from "../../config/index.js";
 import { stderrLogger } from "../../gateway/log.js";
+import { timestamper } from "../../util/log-time.js";
 import { CliError, type CliIO } from "../context.js";
 
 export function registerServe(program: Command, io: CliIO): void {
@@ -22,13 +23,14 @@ export function registerServe(program: Command, io: CliIO): void {
       const globals = cmd.optsWithGlobals<{ config?: string }>();
       const loaded = await loadConfig({ ...(globals.config ? { configPath: globals.config } : {}) });
       const env = process.env;
-      const log = stderrLogger(env);
       if (opts.listen !== undefined) {
+        const stamp = timestamper(env);
         const { serveHttp } = await import("../../gateway/http.js");
-        await serveHttp({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, listen: listenOf(opts.listen), io, ...(opts.agent ? { agent: opts.agent } : {}) });
+        await serveHttp({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log: stderrLogger(env, "mcphub", stamp), listen: listenOf(opts.listen), io: stamped(io, stamp), ...(opts.agent ? { agent: opts.agent } : {}) });
         exitSoon();
         return;
       }
+      const log = stderrLogger(env);
       // Loaded on demand: `mcphub list` and friends should not pay for the gateway's imports.
       const { serveStdio } = await import("../../gateway/stdio.js");
       await serveStdio({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, ...(opts.agent ? { agent: opts.agent } : {}) });
@@ -44,10 +46,10 @@ export function registerServe(program: Command, io: CliIO): void {
       const globals = cmd.optsWithGlobals<{ config?: string }>();
       const loaded = await loadConfig({ ...(globals.config ? { configPath: globals.config } : {}) });
       const env = process.env;
-      const log = stderrLogger(env);
+      const stamp = timestamper(env);
       const listen = listenOf(opts.listen ?? loaded.config.listen ?? DEFAULT_LISTEN);
       const { serveHttp } = await import("../../gateway/http.js");
-      await serveHttp({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, listen, io });
+      await serveHttp({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log: stderrLogger(env, "mcphub", stamp), listen, io: stamped(io, stamp) });
       exitSoon();
     });
 }
@@ -58,6 +60,11 @@ export function registerServe(program: Command, io: CliIO): void {
  */
 function exitSoon(): void {
   setTimeout(() => process.exit(typeof process.exitCode === "number" ? process.exitCode : 0), 1500).unref();
+}
+
+/** The daemon's stderr lines with the time in front (each line of a multi-line message). */
+function stamped(io: CliIO, stamp: (line: string) => string): CliIO {
+  return { ...io, err: (t) => io.err(t.split("\n").map(stamp).join("\n")) };
 }
 
 function listenOf(text: string) {

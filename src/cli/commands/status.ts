@@ -2,7 +2,8 @@
 // never called, and a usage summary from telemetry.
 import type { Command } from "commander";
 import { enabledServers } from "../../config/index.js";
-import { planSync } from "../../harness/index.js";
+import { daemonUrl, planSync } from "../../harness/index.js";
+import { findDaemon, healthProblem, reachableBase } from "../../service/index.js";
 import { calledServers, queryStats } from "../../telemetry/index.js";
 import { colors, printJson, type CliIO } from "../context.js";
 import { dataDirOf, example, globalsOf, load, syncContext, table, tildify } from "./common.js";
@@ -58,6 +59,13 @@ export function registerStatus(program: Command, io: CliIO): void {
       const called = await calledServers(data, {});
       const enabled = enabledServers(config).map(([n]) => n);
       const unused = enabled.filter((n) => !called.has(n));
+      // Where the daemon really listens (recorded by it), else the configured address.
+      const recorded = findDaemon(data, loaded.path);
+      const daemonBase = recorded ? reachableBase(recorded) : config.listen ? daemonUrl(config.listen).replace(/\/mcp$/, "/") : undefined;
+      const daemonProblem = daemonBase ? await healthProblem(daemonBase) : undefined;
+      const daemon = daemonBase
+        ? { url: recorded?.url ?? `${daemonBase}mcp`, ...(recorded ? { pid: recorded.pid, started: recorded.started } : {}), answers: daemonProblem === undefined, ...(daemonProblem ? { problem: daemonProblem } : {}) }
+        : undefined;
       const report = {
         config: loaded.path,
         expose: config.expose,
@@ -69,6 +77,7 @@ export function registerStatus(program: Command, io: CliIO): void {
         errors: stats.totals.errors,
         est_tokens: stats.totals.est_tokens,
         unused_enabled: unused,
+        ...(daemon ? { daemon } : {}),
       };
       if (globalsOf(cmd).json) return printJson(io, report);
       const c = colors(io);
@@ -77,8 +86,15 @@ export function registerStatus(program: Command, io: CliIO): void {
         report.enabled
           ? `servers  ${report.enabled} enabled of ${report.servers}`
           : c.yellow(`servers  none enabled${report.servers ? ` (${report.servers} configured, all disabled)` : ""}: the gateway serves only its management tools; add one with \`mcphub add\``),
-        "",
       ];
+      if (daemon) {
+        out.push(
+          daemon.answers
+            ? `daemon   ${daemon.url}${recorded ? ` (pid ${recorded.pid}, since ${recorded.started})` : ""} ${c.green("answers")}`
+            : c.red(`daemon   ${daemon.url} does not answer (${daemon.problem}): start it with \`mcphub up\`, or keep it running with \`mcphub service install\``),
+        );
+      }
+      out.push("");
       if (agents.length) {
         out.push(
           table(
