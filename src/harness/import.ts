@@ -34,7 +34,7 @@ export interface ImportedSecret {
 export interface ImportNote {
   source: string;
   name: string;
-  /** What happened: "renamed", "merged", "skipped", "secret", "warning". */
+  /** What happened to the entry. */
   kind: "renamed" | "merged" | "skipped" | "secret" | "warning";
   /** The server's name in the config, when it has one. */
   as?: string;
@@ -114,6 +114,16 @@ export async function planImport(home: string, tildify: (path: string) => string
         }
         continue;
       }
+      const inline = inlineSecret(e);
+      if (inline) {
+        plan.notes.push({
+          source,
+          name: e.name,
+          kind: "skipped",
+          text: `${e.name} (${source}) passes what looks like a token ${inline}, which mcphub cannot take from the vault; not imported (the harness keeps it). Pass it as an env variable or a header instead, then import again`,
+        });
+        continue;
+      }
       let as = e.name;
       if (taken.has(as)) {
         as = freeName(`${e.name}-${source}`, taken);
@@ -136,6 +146,14 @@ export async function planImport(home: string, tildify: (path: string) => string
     plan.perSource.push({ source, path: h.path, servers: mine });
   }
   return plan;
+}
+
+/** Where an entry carries a secret mcphub cannot move into the vault (a command-line argument, the URL). */
+function inlineSecret(e: NeutralEntry): string | undefined {
+  const arg = (e.args ?? []).findIndex((a) => TOKEN_VALUE_RE.test(a));
+  if (arg >= 0) return `on its command line (args[${arg}])`;
+  if (e.url !== undefined && (TOKEN_VALUE_RE.test(e.url) || /\/\/[^/@]*:[^/@]+@/.test(e.url) || /[?&][^=&]*(?:key|token|secret)[^=&]*=[^&]{8,}/i.test(e.url))) return "in its URL";
+  return undefined;
 }
 
 /** Names whose values differ between two maps with the same keys ("env GITHUB_TOKEN"). */
@@ -174,17 +192,6 @@ function toServer(as: string, e: NeutralEntry, source: string, plan: ImportPlan)
       fromVault.push(k);
     } else env[k] = v;
   }
-  (e.args ?? []).forEach((a, i) => {
-    if (TOKEN_VALUE_RE.test(a)) {
-      plan.notes.push({
-        source,
-        name: e.name,
-        kind: "warning",
-        as,
-        text: `args[${i}] of ${as} (${source}) looks like a token on the command line (visible in ps); mcphub passes secrets only as env or headers: move it to an env variable, then \`mcphub vault set ${as}/NAME\``,
-      });
-    }
-  });
   return {
     command: e.command,
     ...(e.args?.length ? { args: e.args } : {}),
