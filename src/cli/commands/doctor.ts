@@ -5,6 +5,9 @@ import { connect } from "node:net";
 import type { Command } from "commander";
 import { type Config, type ServerConfig } from "../../config/index.js";
 import { probeServer } from "../../downstream/probe.js";
+import { connectionFingerprint } from "../../downstream/identity.js";
+import { CatalogCache } from "../../catalog/cache/store.js";
+import { makeListing } from "../../catalog/cache/listing.js";
 import { findCommand } from "../../downstream/spawn-plan.js";
 import { probeEmbeddings } from "../../catalog/embeddings/probe.js";
 import { formatBytes } from "../../util/units.js";
@@ -164,13 +167,25 @@ export function registerDoctor(program: Command, io: CliIO): void {
       if (opts.probe) {
         const secrets = new VaultSecretResolver({ dataDir: data, env: process.env });
         const auth = new OAuthManager({ dataDir: data, env: process.env, secrets, configPath: loaded.path });
+        const cache = new CatalogCache(data);
         for (const [name, s] of servers) {
           if (progress) process.stderr.write(`probing ${name}...\n`);
           const r = await probeServer(name, s, { timeoutMs: PROBE_TIMEOUT_MS, secrets, auth, allServers: config.servers });
+          // What the probe listed is what a gateway would: it fills the catalogue cache, so the next
+          // gateway answers discovery for this server at once without starting it.
+          let cached = "";
+          if (r.listing) {
+            try {
+              await cache.write(name, connectionFingerprint(s), makeListing({ ...r.listing, ...(r.serverVersion ? { serverVersion: r.serverVersion } : {}) }, "live", Date.now()));
+              cached = "; catalogue cached";
+            } catch (err) {
+              cached = `; the catalogue cache could not be written (${(err as Error).message.split("\n")[0]})`;
+            }
+          }
           checks.push({
             name: `probe:${name}`,
             ok: r.handshake_ok,
-            detail: r.handshake_ok ? `${r.tool_count ?? 0} tools in ${r.latency_ms}ms` : (r.error ?? "handshake failed"),
+            detail: r.handshake_ok ? `${r.tool_count ?? 0} tools in ${r.latency_ms}ms${cached}` : (r.error ?? "handshake failed"),
             handshake_ok: r.handshake_ok,
             ...(r.tool_count !== undefined ? { tool_count: r.tool_count } : {}),
             latency_ms: r.latency_ms,
