@@ -114,7 +114,7 @@ export function registerInit(program: Command, io: CliIO): void {
         try {
           const keyring = await openKeyring(data, env);
           store = await SecretStore.open({ dataDir: data, env, keyring });
-          vaultLine = `vault key: ${keyring.status.detail}${keyring.status.warning ? ` (warning: ${keyring.status.warning})` : ""}`;
+          vaultLine = `vault key: ${keyring.status.detail.split(home).join("~")}${keyring.status.warning ? ` (warning: ${keyring.status.warning})` : ""}`;
         } catch (err) {
           throw new CliError(
             `${imported.secrets.length} secret${imported.secrets.length === 1 ? "" : "s"} found in harness files must go into the vault, which cannot be opened (${(err as Error).message.split("\n")[0]}); nothing was written`,
