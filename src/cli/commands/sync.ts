@@ -6,6 +6,7 @@ import { createInterface } from "node:readline/promises";
 import { enabledServers, type Config } from "../../config/index.js";
 import {
   agentOf,
+  daemonUrl,
   planOffload,
   planSync,
   publicPlan,
@@ -16,6 +17,7 @@ import {
   type SyncContext,
   type SyncPlan,
 } from "../../harness/index.js";
+import { healthProblem } from "../../service/index.js";
 import { CliError, colors, printJson, type CliIO } from "../context.js";
 import { dataDirOf, example, globalsOf, harnessHomeOf, load, oneLine, syncContext, tildify } from "./common.js";
 
@@ -113,6 +115,17 @@ async function runPlans(
     );
   }
   if (!write) io.out(pending ? "Dry run. Re-run with --write to apply (a .bak is saved first)." : "Harness files are in sync. Running gateways follow the config file on their own.");
+  // Entries that point at the daemon are only as good as the daemon: say so when none answers.
+  const daemonAgents = plans.filter((p) => p.desired.some((e) => e.url !== undefined)).map((p) => p.agent);
+  if (config.listen !== undefined && daemonAgents.length) {
+    const url = daemonUrl(config.listen);
+    const problem = await healthProblem(url.replace(/\/mcp$/, "/"), 1500);
+    if (problem) {
+      io.err(
+        `mcphub: note: ${daemonAgents.join(", ")} ${write ? "now reach" : "will reach"} the gateway at ${url}, where no daemon answers yet (${problem}): start it with \`mcphub up\`, or keep it running with \`mcphub service install\``,
+      );
+    }
+  }
   if (enabledServers(config).length === 0 && plans.some((p) => p.mode === "gateway")) {
     io.err(
       `mcphub: warning: no server is enabled in ${tildify(ctx.configPath, ctx.home)}, so the gateway serves only its own management tools; add one with \`mcphub add NAME COMMAND [ARGS...]\` (e.g. mcphub add memory npx -y @modelcontextprotocol/server-memory)`,
