@@ -89,7 +89,7 @@ describe("where the daemon listens", () => {
     writeFileSync(cfg, YAML.stringify({ listen: "127.0.0.1:9", servers: {}, agents: { claude: { type: "claude" } } }));
     const sync = await run(["sync", "--write"]);
     expect(sync.code, sync.stderr).toBe(0);
-    expect(sync.stderr).toContain("mcphub: note: claude now reach the gateway at http://127.0.0.1:9/mcp, where no daemon answers yet (ECONNREFUSED): start it with `mcphub up`, or keep it running with `mcphub service install`");
+    expect(sync.stderr).toContain("mcphub: note: claude now reaches the gateway at http://127.0.0.1:9/mcp, where no daemon answers yet (ECONNREFUSED): start it with `mcphub up`, or keep it running with `mcphub service install`");
     const before = await run(["doctor"]);
     expect(before.code).toBe(1);
     expect(before.stdout).toMatch(/FAIL {2}daemon +claude points at http:\/\/127\.0\.0\.1:9\/mcp, where no mcphub daemon answers \(ECONNREFUSED\); start it with `mcphub up`, or keep it running with `mcphub service install`/);

@@ -122,7 +122,7 @@ async function runPlans(
     const problem = await healthProblem(url.replace(/\/mcp$/, "/"), 1500);
     if (problem) {
       io.err(
-        `mcphub: note: ${daemonAgents.join(", ")} ${write ? "now reach" : "will reach"} the gateway at ${url}, where no daemon answers yet (${problem}): start it with \`mcphub up\`, or keep it running with \`mcphub service install\``,
+        `mcphub: note: ${daemonAgents.join(", ")} ${write ? (daemonAgents.length === 1 ? "now reaches" : "now reach") : "will reach"} the gateway at ${url}, where no daemon answers yet (${problem}): start it with \`mcphub up\`, or keep it running with \`mcphub service install\``,
       );
     }
   }
