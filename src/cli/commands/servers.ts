@@ -84,7 +84,7 @@ export function registerServers(program: Command, io: CliIO): void {
           "mcphub add github --url https://api.githubcopilot.com/mcp --tag code",
           "mcphub add notes --env NOTES_DIR=/srv/notes --use-when \"reading my notes\" notes-mcp serve",
           "mcphub add x -- some-server --help                  # --help goes to some-server",
-        ]).slice(1),
+        ]),
       ].join("\n"),
     )
     .action(async (name: string, command: string | undefined, rawArgs: string[], opts: AddOptions, cmd: Command) => {
