@@ -161,7 +161,7 @@ describe("sync", () => {
     const planId = /plan: (plan_\S+)/.exec(off.stdout)?.[1] as string;
     await sb.run(["sync", "--rollback", planId]);
     expect(Object.keys((JSON.parse(readFileSync(path, "utf8")) as { mcpServers: object }).mcpServers)).toEqual(["notes", "docs", "mcphub"]);
-  });
+  }, 180_000);
 
   it("sync --write --yes removes the duplicates in the same write: one backup, one byte-exact rollback", async () => {
     const path = place("cursor.json", ".cursor/mcp.json");
@@ -183,7 +183,7 @@ describe("sync", () => {
     const rb = await sb.run(["sync", "--rollback", w[0]?.planId as string]);
     expect(rb.code, rb.stderr).toBe(0);
     expect(readFileSync(path)).toEqual(original);
-  });
+  }, 180_000);
 
   it("refuses to write anything when any agent's file is unreadable", async () => {
     const bad = place("claude.json", ".claude.json", () => "{ not json");

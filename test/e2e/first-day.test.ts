@@ -16,6 +16,9 @@ beforeEach(() => {
 });
 afterEach(() => sb.cleanup());
 
+/** These tests run the CLI several times each; on a loaded 2-core machine one run takes seconds. */
+const LONG = 180_000;
+
 const config = () => YAML.parse(readFileSync(sb.config, "utf8")) as { servers: Record<string, Record<string, unknown>>; agents: Record<string, unknown> };
 
 describe("item 1: init, then the --help example", () => {
@@ -53,13 +56,13 @@ describe("item 1: init, then the --help example", () => {
     expect(cursor.mcpServers.mcphub?.args.slice(-2)).toEqual(["mcp", "serve"]);
     const st = await sb.run(["status"]);
     expect(st.stdout).toContain("servers  1 enabled of 1");
-  });
+  }, LONG);
 
   it("with no harness on the machine, Claude Code is assumed and said so", async () => {
     const init = await sb.run(["init"]);
     expect(init.stdout).toContain("agents   claude (~/.claude.json): gateway mode (no harness was found here, so Claude Code is assumed");
     expect(config().agents).toEqual({ claude: { type: "claude", mode: "gateway" } });
-  });
+  }, LONG);
 });
 
 describe("item 4: literal secrets found in harness files go into the vault", () => {
@@ -93,7 +96,7 @@ describe("item 4: literal secrets found in harness files go into the vault", () 
     expect(list.stdout.trim().split("\n").sort()).toEqual(["github/Authorization", "search/BRAVE_API_KEY"]);
     // The config still validates and the gateway would resolve the reference.
     expect((await sb.run(["list"])).code).toBe(0);
-  });
+  }, LONG);
 });
 
 describe("item 5: a relative path typed at `add` means the shell's folder", () => {
@@ -108,7 +111,7 @@ describe("item 5: a relative path typed at `add` means the shell's folder", () =
     const cmd = await sb.run(["add", "local", "./bin/server", "../data"], { cwd: project });
     expect(config().servers.local).toEqual({ command: join(project, "bin", "server"), args: [join(sb.dir, "data")] });
     expect(cmd.stdout).toContain(`Stored command "./bin/server" as ${join(project, "bin", "server")}, args[0] "../data" as ${join(sb.dir, "data")}`);
-  });
+  }, LONG);
 });
 
 describe("item 8: a later sync reuses the agent's token", () => {
@@ -132,7 +135,7 @@ describe("item 8: a later sync reuses the agent's token", () => {
     expect(JSON.parse((await sb.run(["token", "list", "--json"])).stdout)).toHaveLength(1);
     const entry = (JSON.parse(readFileSync(join(sb.home, ".claude.json"), "utf8")) as { mcpServers: { mcphub: { url: string; headers: { Authorization: string } } } }).mcpServers.mcphub;
     expect(entry).toEqual({ type: "http", url: "http://127.0.0.1:9821/mcp", headers: { Authorization: `Bearer ${token}` } });
-  });
+  }, LONG);
 
   it("a live token sync cannot read back is named, with the revoke command, when a new one is minted", async () => {
     writeFileSync(sb.config, YAML.stringify({ listen: "127.0.0.1:9820", servers: {}, agents: { claude: { type: "claude" } } }));
@@ -140,7 +143,7 @@ describe("item 8: a later sync reuses the agent's token", () => {
     const id = (JSON.parse((await sb.run(["token", "list", "--json"])).stdout) as { id: string }[])[0]?.id as string;
     const dry = await sb.run(["sync"]);
     expect(dry.stdout).toContain(`note: agent claude has a live token (${id}) that sync cannot read back (only hashes are stored); --write creates another. Revoke an unused one with \`mcphub token revoke ${id}\`.`);
-  });
+  }, LONG);
 });
 
 describe("item 9: typos and help", () => {
@@ -151,7 +154,7 @@ describe("item 9: typos and help", () => {
     expect(r.stderr.trim()).toBe("error: unknown option '--agnet' (did you mean --agent?)");
     const j = await sb.run(["--json", "sync", "--wrte"]);
     expect(JSON.parse(j.stdout)).toEqual({ error: "unknown option '--wrte' (did you mean --write?)" });
-  });
+  }, LONG);
 
   it("`add x cmd --help` is refused with the way to either; `add x -- cmd --help` passes it on", async () => {
     writeFileSync(sb.config, "servers: {}\n");
@@ -164,5 +167,5 @@ describe("item 9: typos and help", () => {
     expect(config().servers.x).toEqual({ command: "some-server", args: ["--help"] });
     const help = await sb.run(["add", "--help"]);
     expect(help.stdout).toContain("A -h/--help after COMMAND is refused unless you write -- before COMMAND");
-  });
+  }, LONG);
 });
