@@ -11,7 +11,7 @@ import { makeListing } from "../../catalog/cache/listing.js";
 import { findCommand } from "../../downstream/spawn-plan.js";
 import { probeEmbeddings } from "../../catalog/embeddings/probe.js";
 import { formatBytes } from "../../util/units.js";
-import { pendingApprovals } from "../../guard/approve.js";
+import { pendingApprovals } from "../../guard/index.js";
 import { planSync } from "../../harness/index.js";
 import { findDaemon, healthProblem, reachableBase } from "../../service/index.js";
 import { openKeyring } from "../../vault/keys.js";

@@ -3,8 +3,8 @@
 // tokens it is the plain loopback URL. The daemon must be running and share this data directory.
 import type { Command } from "commander";
 import { DEFAULT_LISTEN, loadConfig } from "../../config/index.js";
-import { createLoginSecret, LOGIN_LINK_TTL_MS, writeLaunchFile } from "../../gateway/status/login.js";
-import { TokenStore } from "../../gateway/tokens.js";
+import { createLoginSecret, LOGIN_LINK_TTL_MS, writeLaunchFile } from "../../serve/status/index.js";
+import { TokenStore } from "../../serve/tokens.js";
 import { daemonUrl } from "../../harness/desired.js";
 import { findDaemon, healthProblem, reachableBase } from "../../service/index.js";
 import { launch, pickOpener } from "../../util/browser.js";

@@ -1,7 +1,7 @@
 // `mcphub mcp serve` (stdio, or HTTP with --listen) and `mcphub up` (the shared HTTP daemon).
 import type { Command } from "commander";
 import { dataDir, loadConfig, parseListen, DEFAULT_LISTEN } from "../../config/index.js";
-import { stderrLogger } from "../../gateway/log.js";
+import { stderrLogger } from "../../util/log.js";
 import { timestamper } from "../../util/log-time.js";
 import { CliError, type CliIO } from "../context.js";
 
@@ -25,14 +25,14 @@ export function registerServe(program: Command, io: CliIO): void {
       const env = process.env;
       if (opts.listen !== undefined) {
         const stamp = timestamper(env);
-        const { serveHttp } = await import("../../gateway/http.js");
+        const { serveHttp } = await import("../../serve/http/index.js");
         await serveHttp({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log: stderrLogger(env, "mcphub", stamp), listen: listenOf(opts.listen), io: stamped(io, stamp), ...(opts.agent ? { agent: opts.agent } : {}) });
         exitSoon();
         return;
       }
       const log = stderrLogger(env);
       // Loaded on demand: `mcphub list` and friends should not pay for the gateway's imports.
-      const { serveStdio } = await import("../../gateway/stdio.js");
+      const { serveStdio } = await import("../../serve/stdio/index.js");
       await serveStdio({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, ...(opts.agent ? { agent: opts.agent } : {}) });
       exitSoon();
     });
@@ -48,7 +48,7 @@ export function registerServe(program: Command, io: CliIO): void {
       const env = process.env;
       const stamp = timestamper(env);
       const listen = listenOf(opts.listen ?? loaded.config.listen ?? DEFAULT_LISTEN);
-      const { serveHttp } = await import("../../gateway/http.js");
+      const { serveHttp } = await import("../../serve/http/index.js");
       await serveHttp({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log: stderrLogger(env, "mcphub", stamp), listen, io: stamped(io, stamp) });
       exitSoon();
     });

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { encodeRecord, queryStats, type CallRecord } from "../../../src/telemetry/index.js";
 import { MAX_SAMPLES_PER_BUCKET, RecentCalls } from "../../../src/telemetry/recent.js";
 import { NOT_SENT_ERROR_CLASSES } from "../../../src/telemetry/record.js";
-import type { RefusalReason } from "../../../src/gateway/guard/refusals.js";
+import type { RefusalReason } from "../../../src/guard/refusals.js";
 
 let dataDir: string;
 beforeEach(() => {
