@@ -41,7 +41,7 @@ export function registerServe(program: Command, io: CliIO): void {
     .command("up")
     .description("run the shared gateway daemon: streamable HTTP for many agents, one set of connections")
     .option("-l, --listen <host:port>", `address to listen on (default: config listen, else ${DEFAULT_LISTEN})`)
-    .addHelpText("after", "\nExamples:\n  mcphub up\n  mcphub up --listen 127.0.0.1:9900\n  mcphub token create claude   # then give the harness its bearer token")
+    .addHelpText("after", "\nExamples:\n  mcphub up\n  mcphub up --listen 127.0.0.1:9900\n  mcphub token create claude   # then give the harness its bearer token\n  mcphub service install       # keep it running across logins and reboots (systemd / launchd)")
     .action(async (opts: { listen?: string }, cmd: Command) => {
       const globals = cmd.optsWithGlobals<{ config?: string }>();
       const loaded = await loadConfig({ ...(globals.config ? { configPath: globals.config } : {}) });
