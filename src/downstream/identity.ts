@@ -4,7 +4,7 @@
 // (description, tags, use_when), `start` and `idle_timeout` are not part of the connection.
 import { createHash } from "node:crypto";
 import type { ServerConfig } from "../config/schema.js";
-import { canonicalJson } from "../util/canonical-json.js";
+import { canonicalJson } from "../util/json/canonical.js";
 
 function connectionFields(cfg: ServerConfig, values: boolean) {
   const keysOrValues = (m: Record<string, string> | undefined) =>
@@ -24,9 +24,13 @@ function connectionFields(cfg: ServerConfig, values: boolean) {
   };
 }
 
-/** In-memory identity, values included: any difference means the server must be restarted. */
+/**
+ * In-memory identity, values included: any difference means the server must be restarted. The
+ * sandbox is part of it (a process's confinement is fixed at launch), but not of the cache
+ * fingerprint below: confining a server does not change its tools.
+ */
 export function connectionKey(cfg: ServerConfig): string {
-  return canonicalJson(connectionFields(cfg, true));
+  return canonicalJson({ ...connectionFields(cfg, true), sandbox: cfg.sandbox });
 }
 
 /**

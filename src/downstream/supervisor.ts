@@ -8,7 +8,7 @@ import { isPerSession, type ServerConfig } from "../config/schema.js";
 import { DEFAULT_BACKOFF } from "./backoff.js";
 import { Downstream, type DownstreamDeps } from "./downstream.js";
 import { connectionKey } from "./identity.js";
-import { canonicalJson } from "../util/canonical-json.js";
+import { canonicalJson } from "../util/json/canonical.js";
 import { NotConnectedError, type CallOptions, type DownstreamSnapshot, type SupervisorOptions } from "./types.js";
 
 /** What reconcile() did, server names sorted. */
@@ -48,6 +48,7 @@ export class Supervisor {
       changed: (server) => this.changed(server),
       idleTimeoutMs: idle ? (name, cfg) => idle(name, cfg) : () => 0,
       ...(opts.hooks ? { hooks: opts.hooks } : {}),
+      ...(opts.sandboxProtect ? { sandboxProtect: opts.sandboxProtect } : {}),
     };
     for (const [name, cfg] of Object.entries(opts.servers)) this.downstreams.set(name, this.create(name, cfg));
   }

@@ -11,12 +11,13 @@ import { CatalogCache } from "../catalog/cache/store.js";
 import { Catalog } from "../catalog/catalog.js";
 import { SemanticSearch } from "../catalog/embeddings/service.js";
 import type { ServerMeta } from "../catalog/types.js";
+import { expandHome, homeDir } from "../config/paths.js";
 import { idleTimeoutOf, startModeOf } from "../config/queries.js";
 import type { Config } from "../config/schema.js";
 import { connectionFingerprint } from "../downstream/identity.js";
 import { Supervisor, type ReconcileResult } from "../downstream/supervisor.js";
 import type { SecretResolver } from "../downstream/types.js";
-import { canonicalJson } from "../util/canonical-json.js";
+import { canonicalJson } from "../util/json/canonical.js";
 import { configureTracing, NO_METRICS, shutdownTracing, Telemetry, traceSpan, type Metrics } from "../telemetry/index.js";
 import { DetachedJournal } from "../vault/detached.js";
 import { openKeyring, type Keyring } from "../vault/keys.js";
@@ -48,6 +49,8 @@ export interface HubOptions {
   metrics?: Metrics;
   /** The limits' clock (tests); Date.now by default. */
   now?: () => number;
+  /** Every known harness's config file (the CLI owns the harness registry): hidden from sandboxes. */
+  harnessFiles?: readonly string[];
 }
 
 /** What a reload changed, for the one log line that reports it. */
@@ -131,6 +134,13 @@ export class Hub {
       log: (level, msg) => opts.log[level](msg),
       idleTimeoutMs: (_name, cfg) => idleTimeoutOf(this.config, cfg),
       hooks: this.passthrough.hooks,
+      // Besides the built-in list: this gateway's data dir, every known harness's config file and
+      // the ones its agents name.
+      sandboxProtect: () => [
+        opts.dataDir,
+        ...(opts.harnessFiles ?? []),
+        ...Object.values(this.config.agents).flatMap((a) => (a.path !== undefined ? [expandHome(a.path, homeDir(opts.env))] : [])),
+      ],
     });
     this.supervisor.onChange((server) => this.syncServer(server));
     const embeddings = config.search?.embeddings;
@@ -164,7 +174,7 @@ export class Hub {
       (s) => ({ results: observeStore(s.results, "results", metrics), journal: observeStore(s.journal, "detached", metrics) }),
       (err: unknown) => ({ error: errorText(err) }),
     );
-    this.detached = new DetachedRegistry({ journal: () => this.journal(), log: opts.log });
+    this.detached = new DetachedRegistry({ journal: () => this.journal(), log: opts.log, limits: () => this.config.detached });
     this.calls = this.callPorts();
   }
 

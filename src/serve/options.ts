@@ -15,4 +15,6 @@ export interface ServeOptions {
   logFormat?: LogFormat;
   /** `mcp serve`: serve /metrics on this loopback address (`--metrics-listen`, telemetry.metrics.listen). */
   metricsListen?: ListenAddress;
+  /** Every known harness's config file (from the CLI's harness registry): sandboxed servers never see them. */
+  harnessFiles?: readonly string[];
 }

@@ -63,12 +63,17 @@ export function formatLogLine(format: LogFormat, level: LogLevel, msg: string, p
   })}\n`;
 }
 
-export function stderrLogger(env: NodeJS.ProcessEnv = process.env, prefix = "mcphub", format: LogFormat = "text"): Logger {
+/**
+ * `format`: human lines or JSON objects. `stamp` (human lines only): a daemon's lines carry the
+ * time (see util/log-time.ts); a stdio gateway's do not. A JSON line has its own `ts`.
+ */
+export function stderrLogger(env: NodeJS.ProcessEnv = process.env, prefix = "mcphub", format: LogFormat = "text", stamp: (line: string) => string = (l) => l): Logger {
   const raw = (env.MCPHUB_LOG_LEVEL ?? "warn").toLowerCase();
   const min = LEVELS[(raw in LEVELS ? raw : "warn") as Level];
   if (format === "json") jsonLines = true;
   const write = (level: LogLevel, msg: string) => {
-    if (LEVELS[level] >= min) process.stderr.write(formatLogLine(format, level, msg, prefix));
+    if (LEVELS[level] < min) return;
+    process.stderr.write(format === "json" ? formatLogLine(format, level, msg, prefix) : `${stamp(`${prefix}: ${level}: ${msg}`)}\n`);
   };
   return {
     info: (m) => write("info", m),

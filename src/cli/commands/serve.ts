@@ -2,7 +2,9 @@
 import type { Command } from "commander";
 import { dataDir, loadConfig, parseListen, DEFAULT_LISTEN } from "../../config/index.js";
 import { LOG_FORMATS, stderrLogger, type LogFormat } from "../../util/log.js";
+import { timestamper } from "../../util/log-time.js";
 import { CliError, type CliIO } from "../context.js";
+import { harnessFiles } from "../harness-files.js";
 
 export function registerServe(program: Command, io: CliIO): void {
   const mcp = program
@@ -25,19 +27,20 @@ export function registerServe(program: Command, io: CliIO): void {
       const logFormat = logFormatOf(opts.logFormat);
       const loaded = await loadConfig({ ...(globals.config ? { configPath: globals.config } : {}) });
       const env = process.env;
-      const log = stderrLogger(env, "mcphub", logFormat);
       if (opts.listen !== undefined) {
         if (opts.metricsListen !== undefined) throw new CliError("--metrics-listen is for the stdio gateway; with --listen the daemon serves /metrics on its own address");
+        const stamp = stampOf(env, logFormat);
         const { serveHttp } = await import("../../serve/http/index.js");
-        await serveHttp({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, logFormat, listen: listenOf(opts.listen), io, ...(opts.agent ? { agent: opts.agent } : {}) });
+        await serveHttp({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log: stderrLogger(env, "mcphub", logFormat, stamp), logFormat, harnessFiles: harnessFiles(env), listen: listenOf(opts.listen), io: stamped(io, stamp), ...(opts.agent ? { agent: opts.agent } : {}) });
         exitSoon();
         return;
       }
+      const log = stderrLogger(env, "mcphub", logFormat);
       const metricsAt = opts.metricsListen ?? loaded.config.telemetry?.metrics?.listen;
       const metricsListen = metricsAt !== undefined ? listenOf(metricsAt, "--metrics-listen") : undefined;
       // Loaded on demand: `mcphub list` and friends should not pay for the gateway's imports.
       const { serveStdio } = await import("../../serve/stdio/index.js");
-      await serveStdio({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, logFormat, ...(metricsListen ? { metricsListen } : {}), ...(opts.agent ? { agent: opts.agent } : {}) });
+      await serveStdio({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, logFormat, harnessFiles: harnessFiles(env), ...(metricsListen ? { metricsListen } : {}), ...(opts.agent ? { agent: opts.agent } : {}) });
       exitSoon();
     });
 
@@ -46,16 +49,16 @@ export function registerServe(program: Command, io: CliIO): void {
     .description("run the shared gateway daemon: streamable HTTP for many agents, one set of connections")
     .option("-l, --listen <host:port>", `address to listen on (default: config listen, else ${DEFAULT_LISTEN})`)
     .option("--log-format <format>", "log lines on stderr as text (default) or json (one object a line)")
-    .addHelpText("after", "\nExamples:\n  mcphub up\n  mcphub up --listen 127.0.0.1:9900\n  mcphub token create claude   # then give the harness its bearer token")
+    .addHelpText("after", "\nExamples:\n  mcphub up\n  mcphub up --listen 127.0.0.1:9900\n  mcphub token create claude   # then give the harness its bearer token\n  mcphub service install       # keep it running across logins and reboots (systemd / launchd)")
     .action(async (opts: { listen?: string; logFormat?: string }, cmd: Command) => {
       const globals = cmd.optsWithGlobals<{ config?: string }>();
       const logFormat = logFormatOf(opts.logFormat);
       const loaded = await loadConfig({ ...(globals.config ? { configPath: globals.config } : {}) });
       const env = process.env;
-      const log = stderrLogger(env, "mcphub", logFormat);
+      const stamp = stampOf(env, logFormat);
       const listen = listenOf(opts.listen ?? loaded.config.listen ?? DEFAULT_LISTEN);
       const { serveHttp } = await import("../../serve/http/index.js");
-      await serveHttp({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, logFormat, listen, io });
+      await serveHttp({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log: stderrLogger(env, "mcphub", logFormat, stamp), logFormat, harnessFiles: harnessFiles(env), listen, io: stamped(io, stamp) });
       exitSoon();
     });
 }
@@ -66,6 +69,16 @@ export function registerServe(program: Command, io: CliIO): void {
  */
 function exitSoon(): void {
   setTimeout(() => process.exit(typeof process.exitCode === "number" ? process.exitCode : 0), 1500).unref();
+}
+
+/** The daemon's stderr lines with the time in front (each line of a multi-line message). */
+function stamped(io: CliIO, stamp: (line: string) => string): CliIO {
+  return { ...io, err: (t) => io.err(t.split("\n").map(stamp).join("\n")) };
+}
+
+/** Human lines get the time in front; a JSON line carries its own `ts`. */
+function stampOf(env: NodeJS.ProcessEnv, format: LogFormat): (line: string) => string {
+  return format === "json" ? (line) => line : timestamper(env);
 }
 
 function listenOf(text: string, flag = "--listen") {

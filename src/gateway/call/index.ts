@@ -9,4 +9,4 @@ export type { CallContext, CallLimits, CallOutcome, CallPorts, CallRequest, Call
 export { callLimits, downstreamFailure, effectiveTimeout, errorClass } from "./dispatch.js";
 export { locateTool, type Found } from "./locate.js";
 export { LIMITED_ERROR_CODE, limitErrorData } from "./limit.js";
-export { allowedFor, DetachedError, DetachedRegistry, detachedRefusal, MAX_DETACHED_IN_FLIGHT, MAX_DETACHED_TOTAL, type DetachedDeps } from "./detached.js";
+export { allowedFor, DetachedError, DetachedRegistry, detachedRefusal, type DetachedDeps, type DetachedLimits } from "./detached.js";

@@ -19,11 +19,11 @@ import {
   type RequestId,
   type RequestInfo,
 } from "@modelcontextprotocol/sdk/types.js";
-import { bodyTooLargeMessage, MAX_BODY_BYTES, readBody } from "./body.js";
+import { bodyTooLarge, MAX_BODY_BYTES, readBody } from "./body.js";
 import { EventLog, parseEventId } from "./events.js";
 import { Exchange, type ExchangeHost } from "./exchange.js";
 import { MAX_BATCH_SIZE } from "@modelcontextprotocol/sdk/server/requestBody.js";
-import { isResponse, messageKind, progressTokenOf, type MessageKind } from "../../../util/jsonrpc.js";
+import { isResponse, messageKind, progressTokenOf, type MessageKind } from "../../../util/json/jsonrpc.js";
 import { accepts, isJsonContentType, methodNotAllowed, prefersStream, protocolVersionProblem, refuse, refuseWith } from "./replies.js";
 import { PRIMING_SINCE_VERSION, SseStream } from "./sse.js";
 
@@ -145,7 +145,7 @@ export class LeanHttpTransport implements Transport, ExchangeHost {
       } catch {
         return refuseWith(res, "parseError");
       }
-      if (body.tooLarge) return refuse(res, 413, -32000, bodyTooLargeMessage(this.maxBody));
+      if (body.tooLarge) return refuse(res, 413, -32000, bodyTooLarge(this.maxBody));
       try {
         raw = JSON.parse(body.text);
       } catch {
