@@ -162,7 +162,7 @@ describe("a server's concurrent_calls", () => {
 describe("the config keys", () => {
   it("refuses bad limits with the key's path", () => {
     expect(() => validateConfig({ limits: { calls_per_minute: 0 } })).toThrow(/limits\.calls_per_minute: calls_per_minute must be at least 1/);
-    expect(() => validateConfig({ agents: { a: { limits: { concurrent_calls: 1.5 } } } })).toThrow(/agents\.a\.limits\.concurrent_calls: expected a whole number, got 1\.5/);
+    expect(() => validateConfig({ agents: { a: { limits: { concurrent_calls: 1.5 } } } })).toThrow(/agents\.a\.limits\.concurrent_calls: expected a whole number, got a number \(1\.5\)/);
     expect(() => validateConfig({ servers: { s: { ...ECHO, limits: { queue: 3 } } } })).toThrow(/servers\.s\.limits\.concurrent_calls/);
     expect(() => validateConfig({ limits: { per_hour: 3 } })).toThrow(/limits\.per_hour: unknown key/);
   });
