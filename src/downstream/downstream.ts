@@ -10,8 +10,8 @@ import type { Prompt, Resource, Tool } from "@modelcontextprotocol/sdk/types.js"
 import type { ServerConfig } from "../config/schema.js";
 import { formatDuration } from "../util/units.js";
 import { backoffDelay, type BackoffPolicy } from "./backoff.js";
-import type { SecretMask } from "./redact/index.js";
-import { sanitizeLine, sanitizeText, sensitiveEnvValues } from "./redact/index.js";
+import type { SecretMask } from "./secret-mask.js";
+import { sanitizeLine, sanitizeText, sensitiveEnvValues } from "./sanitize.js";
 import { ConnectError, errorText, listAllOf, listResourceTemplates, openSession, type ListKind, type Session } from "./session.js";
 import {
   LockedError,

@@ -4,7 +4,7 @@ import type { Prompt, Resource, ResourceTemplate, Tool } from "@modelcontextprot
 import type { ServerConfig } from "../config/schema.js";
 import { DOWNSTREAM_CLIENT_CAPABILITIES } from "./capabilities.js";
 import { ConnectError, errorText, openSession, type SessionPeer } from "./session.js";
-import { sanitizeLine } from "./redact/index.js";
+import { sanitizeLine } from "./sanitize.js";
 import { LockedError, NeedsAuthError, type RemoteAuth, type SecretResolver } from "./types.js";
 
 export interface ProbeResult {

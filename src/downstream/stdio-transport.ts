@@ -14,7 +14,7 @@ import { parseMessageLine } from "./fast-messages.js";
 import { LARGE_MESSAGE_CHARS, releaseMemory } from "../util/memory.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { TopLevelIdScanner } from "../util/json/index.js";
+import { TopLevelIdScanner } from "../util/json-id-scan.js";
 import { formatBytes } from "../util/units.js";
 import { planSpawn, type SpawnPlan } from "./spawn-plan.js";
 import { TailBuffer } from "./stderr-tail.js";

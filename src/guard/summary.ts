@@ -2,7 +2,7 @@
 // that looks like a credential replaced. Values under a key that names a secret (token, password,
 // api_key, ...) are never shown; strings are clipped and scanned for credential shapes (bearer
 // tokens, `KEY=value`, well-known token prefixes); deep or long structures are summarised.
-import { REDACTED, redactPatterns, SENSITIVE_NAME_RE } from "../downstream/redact/index.js";
+import { REDACTED, redactPatterns, SENSITIVE_NAME_RE } from "../downstream/sanitize.js";
 import { clipUtf8 } from "../util/text.js";
 
 const MAX_STRING = 120;

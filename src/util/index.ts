@@ -5,8 +5,8 @@
 export { launch, pickOpener } from "./browser.js";
 export { byteOrder, canonicalJson, canonicalize } from "./canonical-json.js";
 export { collapseMcpPrefix, errorText } from "./errors.js";
-export { TopLevelIdScanner } from "./json/index.js";
-export { jsonByteLength, jsonPieces, jsonTextOf } from "./json/index.js";
+export { TopLevelIdScanner } from "./json-id-scan.js";
+export { jsonByteLength, jsonPieces, jsonTextOf } from "./json-stream.js";
 export { RELATED_TASK, isId, isObject, isResponse, messageKind, progressTokenOf, type MessageKind } from "./jsonrpc.js";
 export { memoryLogger, stderrLogger, type Logger } from "./log.js";
 export { LARGE_MESSAGE_CHARS, releaseMemory } from "./memory.js";

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { backoffDelay } from "../../../src/downstream/backoff.js";
 import { buildChildEnv, resolveChildCwd } from "../../../src/downstream/child-env.js";
-import { redactPatterns, sanitizeLine, sanitizeText, summarizeStartupStderr } from "../../../src/downstream/redact/sanitize.js";
+import { redactPatterns, sanitizeLine, sanitizeText, summarizeStartupStderr } from "../../../src/downstream/sanitize.js";
 import { TailBuffer } from "../../../src/downstream/stderr-tail.js";
 import { ProcessGroupStdioTransport } from "../../../src/downstream/stdio-transport.js";
 import { probeServer } from "../../../src/downstream/probe.js";

@@ -3,7 +3,7 @@
 // in strings and keys, longest value first, the credential of "Bearer x" on its own too; a deeply
 // nested value neither overflows the stack nor escapes; values that change (OAuth) are followed.
 import { describe, expect, it } from "vitest";
-import { SecretMask } from "../../../src/downstream/redact/secret-mask.js";
+import { SecretMask } from "../../../src/downstream/secret-mask.js";
 
 describe("SecretMask", () => {
   it("is absent without values worth masking", () => {

@@ -1,7 +1,7 @@
 // Redaction of text that came from a downstream (stderr, transport errors) before it is stored or
 // shown anywhere. Two layers: exact values we know are secret, then shapes that look like
 // credentials (bearer tokens, KEY=value assignments, URL userinfo, private keys, JSON fields).
-import type { ServerConfig } from "../../config/schema.js";
+import type { ServerConfig } from "../config/schema.js";
 
 export const REDACTED = "[redacted]";
 
