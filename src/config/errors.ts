@@ -94,9 +94,13 @@ export function issuesFromZod(error: z.ZodError, schema: z.ZodType, input: unkno
         break;
       }
       case "invalid_type":
-      case "invalid_union":
-        issues.push({ path: formatPath(path), message: typeMessage(schema, path, input), at: path });
+      case "invalid_union": {
+        // A fraction where a whole number belongs is a number too: say which kind of number.
+        const whole = issue.code === "invalid_type" && (issue as { expected?: string }).expected === "int";
+        const message = whole ? `expected a whole number, got ${describeValue(valueAt(input, path))}` : typeMessage(schema, path, input);
+        issues.push({ path: formatPath(path), message, at: path });
         break;
+      }
       case "invalid_value": {
         const found = valueAt(input, path);
         let message = issue.message;

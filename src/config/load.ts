@@ -94,7 +94,7 @@ export async function readConfigFile(path: string): Promise<string | undefined> 
 export function parseRawText(text: string, format: ConfigFormat, file?: string): unknown {
   switch (format) {
     case "yaml":
-      return toPlainYaml(parseYamlDocument(text, file));
+      return toPlainYaml(parseYamlDocument(text, file), file);
     case "toml":
       try {
         return parseToml(text);
@@ -122,9 +122,22 @@ export function parseYamlDocument(text: string, file?: string): YAML.Document.Pa
   return doc;
 }
 
-/** The document as plain data: `maxAliasCount` guards against alias bombs in a hostile file. */
-export function toPlainYaml(doc: YAML.Document): unknown {
-  return doc.toJS({ maxAliasCount: 100 });
+/** At most this many alias expansions: a hostile file ("billion laughs") cannot exhaust memory. */
+export const MAX_YAML_ALIASES = 100;
+
+/** The document as plain data; an alias bomb is a ConfigError naming the file. */
+export function toPlainYaml(doc: YAML.Document, file?: string): unknown {
+  try {
+    return doc.toJS({ maxAliasCount: MAX_YAML_ALIASES });
+  } catch (err) {
+    if (err instanceof ReferenceError && /alias count/i.test(err.message)) {
+      throw ConfigError.message(
+        `YAML aliases (*name) expand to too many nodes (over ${MAX_YAML_ALIASES}, the way a "billion laughs" file does); write those values out instead of aliasing them`,
+        file,
+      );
+    }
+    throw err;
+  }
 }
 
 function parseJson(text: string, file?: string): unknown {

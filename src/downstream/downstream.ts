@@ -10,6 +10,7 @@ import type { Prompt, Resource, Tool } from "@modelcontextprotocol/sdk/types.js"
 import type { ServerConfig } from "../config/schema.js";
 import { formatDuration } from "../util/units.js";
 import { backoffDelay, type BackoffPolicy } from "./backoff.js";
+import type { SecretMask } from "./secret-mask.js";
 import { sanitizeLine, sanitizeText, sensitiveEnvValues } from "./sanitize.js";
 import { ConnectError, errorText, listAllOf, listResourceTemplates, openSession, type ListKind, type Session } from "./session.js";
 import {
@@ -597,9 +598,10 @@ export class Downstream {
     if (!s) return;
     const opts: RequestOptions = { timeout: this.deps.connectTimeoutMs, signal: this.shutdown.signal };
     try {
-      const items = await listAllOf(kind, s.client, opts);
+      const mask = <V>(v: V): V => (s.mask ? s.mask.value(v) : v);
+      const items = mask(await listAllOf(kind, s.client, opts));
       // Templates change with resources (one list_changed covers both).
-      const templates = kind === "resources" ? await listResourceTemplates(s.client, opts).catch(() => s.resourceTemplates) : undefined;
+      const templates = kind === "resources" ? mask(await listResourceTemplates(s.client, opts).catch(() => s.resourceTemplates)) : undefined;
       if (this.session !== s) return; // a newer session lists for itself
       if (kind === "tools") this.tools = s.tools = items as Tool[];
       else if (kind === "resources") {
@@ -645,14 +647,17 @@ export class Downstream {
       if (!onProgress) return;
       const out: { progress: number; total?: number; message?: string } = { progress: p.progress };
       if (p.total !== undefined) out.total = p.total;
-      if (p.message !== undefined) out.message = p.message;
+      if (p.message !== undefined) out.message = s.mask ? s.mask.text(p.message) : p.message;
       onProgress(out);
     };
+    let result: T;
     try {
-      return await send(s.client, req);
+      result = await send(s.client, req);
     } catch (err) {
       throw this.classify(err, s, label, opts);
     }
+    // What the server sent back goes upstream: the secrets it was given must not.
+    return s.mask ? s.mask.value(result) : result;
   }
 
   /** Which limit a timed-out call ran into, in the words of the config. */
@@ -686,8 +691,9 @@ export class Downstream {
         // call only costs its own outcome (unknown, never replayed).
         return new OutcomeUnknownError(this.name, label, "timeout", this.timeoutDetail(err, opts));
       }
-      // The downstream answered with a JSON-RPC error: a definite outcome, pass it on.
-      return err;
+      // The downstream answered with a JSON-RPC error: a definite outcome, pass it on (masked:
+      // a server may quote the secret it was given).
+      return s.mask ? maskedError(err, s.mask) : err;
     }
     if (isZodError(err)) {
       return new Error(`server "${this.name}" answered ${label} with a malformed result: ${detail}`);
@@ -795,6 +801,16 @@ export class Downstream {
     if (!tail || tail.byteLength === 0) return undefined;
     return sanitizeText(tail.text(), this.redactions(s));
   }
+}
+
+/** The same JSON-RPC error with its message and data masked (the error itself when clean). */
+function maskedError(err: McpError, mask: SecretMask): McpError {
+  const message = mask.text(err.message);
+  const data = mask.value(err.data);
+  if (message === err.message && data === err.data) return err;
+  // McpError prefixes "MCP error <code>: "; keep the downstream's own text once.
+  const own = message.replace(/^MCP error -?\d+: /, "");
+  return new McpError(err.code, own, data);
 }
 
 function isZodError(err: unknown): boolean {

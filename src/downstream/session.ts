@@ -31,6 +31,7 @@ import { isSandboxed } from "../config/sandbox.js";
 import { explainLaunchFailure, prepareSandbox, SandboxError, type SandboxSummary } from "../sandbox/index.js";
 import { buildChildEnv, resolveChildCwd } from "./child-env.js";
 import { findCommand } from "./spawn-plan.js";
+import { SecretMask } from "./secret-mask.js";
 import { explainingLine, SENSITIVE_NAME_RE, sanitizeLine, sanitizeText, sensitiveEnvValues, summarizeStartupStderr } from "./sanitize.js";
 import { ProcessGroupStdioTransport } from "./stdio-transport.js";
 import { LockedError, NeedsAuthError, type PeerMessage, type RemoteAuth, type RemoteAuthSession, type SecretResolver } from "./types.js";
@@ -83,6 +84,8 @@ export class Session {
   auth?: RemoteAuthSession;
   /** How a sandboxed stdio server was confined (undefined = not sandboxed). */
   sandbox?: SandboxSummary;
+  /** Masks the secrets this connection was given in what it sends back; undefined when it has none. */
+  mask?: SecretMask;
   constructor(
     readonly client: Client,
     readonly transport: Transport,
@@ -100,7 +103,8 @@ export class Session {
   }
 
   get instructions(): string | undefined {
-    return this.client.getInstructions();
+    const text = this.client.getInstructions();
+    return text !== undefined && this.mask ? this.mask.text(text) : text;
   }
 
   get serverVersion(): { name: string; version: string } | undefined {
@@ -200,6 +204,9 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
       transport = stdio;
     }
     redact.push(...secretValues);
+    const auth = opts.auth;
+    const mask = SecretMask.of(secretValues, authSession && auth ? () => auth.knownSecretValues() : undefined);
+    const masked = <T>(v: T): T => (mask ? mask.value(v) : v);
 
     const peer = opts.peer;
     client = new Client(opts.clientInfo, { capabilities: peer?.capabilities ?? {} });
@@ -207,13 +214,13 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
       // The gateway decides where these go; the SDK client has validated the request's shape and
       // validates the answer against the method's result schema before it goes back.
       const ask = <T>(req: { method: string; params?: unknown }, extra: { signal: AbortSignal }) =>
-        peer.request({ method: req.method, ...(req.params ? { params: req.params as Record<string, unknown> } : {}) }, extra.signal) as Promise<T>;
+        peer.request({ method: req.method, ...(req.params ? { params: masked(req.params as Record<string, unknown>) } : {}) }, extra.signal) as Promise<T>;
       const caps = peer.capabilities;
       if (caps.sampling) client.setRequestHandler(CreateMessageRequestSchema, (req, extra) => ask<CreateMessageResult>(req, extra));
       if (caps.elicitation) client.setRequestHandler(ElicitRequestSchema, (req, extra) => ask<ElicitResult>(req, extra));
       if (caps.roots) client.setRequestHandler(ListRootsRequestSchema, (req, extra) => ask<ListRootsResult>(req, extra));
       const relay = (n: { method: string; params?: unknown }) =>
-        peer.notification({ method: n.method, ...(n.params ? { params: n.params as Record<string, unknown> } : {}) });
+        peer.notification({ method: n.method, ...(n.params ? { params: masked(n.params as Record<string, unknown>) } : {}) });
       client.setNotificationHandler(LoggingMessageNotificationSchema, relay);
       client.setNotificationHandler(ResourceUpdatedNotificationSchema, relay);
       if (caps.elicitation) client.setNotificationHandler(ElicitationCompleteNotificationSchema, relay);
@@ -240,7 +247,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
     phase = "handshaking";
     await client.connect(transport, connectOpts);
     phase = "listing tools";
-    const tools = (await listAllOf("tools", client, connectOpts)) as Tool[];
+    const tools = masked((await listAllOf("tools", client, connectOpts)) as Tool[]);
     const caps = client.getServerCapabilities() ?? {};
     phase = "listing resources and prompts";
     // Resources and prompts are optional extras: a failure to list them never fails the connect.
@@ -250,9 +257,10 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
       caps.resources ? listResourceTemplates(client, connectOpts).catch(() => []) : Promise.resolve([]),
     ]);
     if (controller.signal.aborted) throw controller.signal.reason;
-    const session = new Session(client, transport, stdio, secretValues, tools, resources, prompts, templates);
+    const session = new Session(client, transport, stdio, secretValues, tools, masked(resources), masked(prompts), masked(templates));
     if (authSession) session.auth = authSession;
     if (sandbox) session.sandbox = sandbox;
+    if (mask) session.mask = mask;
     sessionRef = session;
     session.closed = closedEarly;
     return session;

@@ -156,7 +156,7 @@ export class Hub {
     this.telemetry = Telemetry.open({ dataDir: opts.dataDir });
     // The vault is opened in the background: initialize and tools/list never wait for it.
     this.stores = openStores(opts, openOnce).catch((err: unknown) => ({ error: errorText(err) }));
-    this.detached = new DetachedRegistry({ journal: () => this.journal(), log: opts.log });
+    this.detached = new DetachedRegistry({ journal: () => this.journal(), log: opts.log, limits: () => this.config.detached });
     this.calls = this.callPorts();
   }
 
