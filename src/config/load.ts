@@ -5,6 +5,7 @@ import { readFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import YAML from "yaml";
 import { parse as parseToml, TomlError } from "smol-toml";
+import { parse as parseJsonc, ParseErrorCode, printParseErrorCode, type ParseError } from "jsonc-parser";
 import { configSchema, type Config } from "./schema.js";
 import { ConfigError, issuesFromZod } from "./errors.js";
 import { bareMaps, reservedKeyIssues } from "./reserved-keys.js";
@@ -144,15 +145,51 @@ function parseJson(text: string, file?: string): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
-    const message = (err as Error).message;
-    const m = / in JSON at position (\d+)/.exec(message);
-    const offset = m ? Number(m[1]) : text.length;
-    const { line, column } = lineColumn(text, offset);
-    const clean = firstLine(message)
-      .replace(/ in JSON at position \d+.*$/, "")
-      .replace(/^Unexpected end of JSON input$/, "unexpected end of file");
-    throw new ConfigError([{ path: "", message: `JSON syntax error: ${clean}`, line, column }], file);
+    // JSON.parse's messages differ by engine version, quote the file's text (newlines included)
+    // and sometimes give no position at all; jsonc-parser's scanner says where and what, exactly.
+    const found = jsonSyntaxError(text);
+    if (found) {
+      const { line, column } = lineColumn(text, found.offset);
+      throw new ConfigError([{ path: "", message: `JSON syntax error: ${found.message}`, line, column }], file);
+    }
+    const message = firstLine((err as Error).message).replace(/ in JSON at position \d+.*$/, "").replace(/^Unexpected end of JSON input$/, "unexpected end of file");
+    throw new ConfigError([{ path: "", message: `JSON syntax error: ${message}` }], file);
   }
+}
+
+/** The first syntax error of strict JSON text: where (an offset) and what, in words. */
+export function jsonSyntaxError(text: string): { offset: number; message: string } | undefined {
+  const errors: ParseError[] = [];
+  parseJsonc(text, errors, { allowTrailingComma: false, disallowComments: true, allowEmptyContent: false });
+  const e = errors[0];
+  if (!e) return undefined;
+  const end = text.trimEnd().length;
+  // "Expected }" at the very end means the file stops early: point at its last character.
+  const atEnd = e.offset >= end;
+  const offset = atEnd ? Math.max(0, end - 1) : e.offset;
+  const snippet = text.slice(e.offset, e.offset + Math.max(1, e.length)).split("\n")[0] ?? "";
+  const before = text.slice(0, e.offset).trimEnd().slice(-1);
+  const words: Partial<Record<number, string>> = {
+    [ParseErrorCode.InvalidSymbol]: /^[A-Za-z_]/.test(snippet)
+      ? `unexpected ${snippet}: expected a value (text needs double quotes, "${snippet}")`
+      : `unexpected ${JSON.stringify(snippet)}`,
+    [ParseErrorCode.ValueExpected]: atEnd ? "the file ends where a value is expected" : "expected a value",
+    [ParseErrorCode.PropertyNameExpected]: before === "," ? "expected a key after the comma (JSON allows no comma before } or ])" : 'expected a key in double quotes or "}"',
+    [ParseErrorCode.CommaExpected]: "expected a comma between two entries",
+    [ParseErrorCode.ColonExpected]: 'expected ":" after the key',
+    [ParseErrorCode.CloseBraceExpected]: atEnd ? "the file ends before the } that closes an object" : 'expected "," or "}"',
+    [ParseErrorCode.CloseBracketExpected]: atEnd ? "the file ends before the ] that closes a list" : 'expected "," or "]"',
+    [ParseErrorCode.EndOfFileExpected]: `unexpected ${JSON.stringify(snippet)} after the end of the document`,
+    [ParseErrorCode.InvalidCommentToken]: "comments are not allowed in a .json config (a .yaml config keeps comments)",
+    [ParseErrorCode.UnexpectedEndOfString]: "a string is not closed on its line",
+    [ParseErrorCode.UnexpectedEndOfComment]: "a comment is not closed",
+    [ParseErrorCode.InvalidNumberFormat]: `invalid number ${JSON.stringify(snippet)}`,
+    [ParseErrorCode.InvalidEscapeCharacter]: "invalid escape sequence in a string",
+    [ParseErrorCode.InvalidUnicode]: "invalid \\u escape in a string",
+    [ParseErrorCode.InvalidCharacter]: "a control character inside a string (write it escaped, e.g. \\n)",
+  };
+  const message = words[e.error] ?? printParseErrorCode(e.error).replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase();
+  return { offset, message };
 }
 
 function lineColumn(text: string, offset: number): { line: number; column: number } {

@@ -30,8 +30,8 @@ import type { ServerConfig } from "../config/schema.js";
 import { isSandboxed } from "../config/sandbox.js";
 import { explainLaunchFailure, prepareSandbox, SandboxError, type SandboxSummary } from "../sandbox/index.js";
 import { buildChildEnv, resolveChildCwd } from "./child-env.js";
-import { findCommand } from "./spawn-plan.js";
 import { SecretMask } from "./secret-mask.js";
+import { findCommand } from "./spawn-plan.js";
 import { explainingLine, SENSITIVE_NAME_RE, sanitizeLine, sanitizeText, sensitiveEnvValues, summarizeStartupStderr } from "./sanitize.js";
 import { ProcessGroupStdioTransport } from "./stdio-transport.js";
 import { LockedError, NeedsAuthError, type PeerMessage, type RemoteAuth, type RemoteAuthSession, type SecretResolver } from "./types.js";
@@ -82,10 +82,10 @@ export class Session {
   closed = false;
   /** The OAuth session of a remote server, so a failed request can tell it needs sign-in. */
   auth?: RemoteAuthSession;
-  /** How a sandboxed stdio server was confined (undefined = not sandboxed). */
-  sandbox?: SandboxSummary;
   /** Masks the secrets this connection was given in what it sends back; undefined when it has none. */
   mask?: SecretMask;
+  /** How a sandboxed stdio server was confined (undefined = not sandboxed). */
+  sandbox?: SandboxSummary;
   constructor(
     readonly client: Client,
     readonly transport: Transport,
@@ -259,8 +259,8 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
     if (controller.signal.aborted) throw controller.signal.reason;
     const session = new Session(client, transport, stdio, secretValues, tools, masked(resources), masked(prompts), masked(templates));
     if (authSession) session.auth = authSession;
-    if (sandbox) session.sandbox = sandbox;
     if (mask) session.mask = mask;
+    if (sandbox) session.sandbox = sandbox;
     sessionRef = session;
     session.closed = closedEarly;
     return session;

@@ -7,7 +7,7 @@ import { planSync, selfCommand, type SyncContext } from "../../harness/index.js"
 import { harnessHome } from "../../harness/scan.js";
 import { lookBackProblem, parseDuration } from "../../util/units.js";
 import { CliError } from "../context.js";
-import { agentTokenValid, createAgentToken } from "./tokens-bridge.js";
+import { agentTokenValid, createAgentToken, liveTokenIds } from "./tokens-bridge.js";
 
 export interface Globals {
   config?: string;
@@ -63,6 +63,7 @@ export function syncContext(loaded: LoadedConfig, env: NodeJS.ProcessEnv = proce
     self: selfCommand(env),
     createToken: (agent) => createAgentToken(data, agent),
     tokenValid: (token, agent) => agentTokenValid(data, token, agent),
+    liveTokenIds: (agent) => liveTokenIds(data, agent),
   };
 }
 

@@ -19,6 +19,8 @@ import { guardTransport } from "../rpc-guard.js";
 import { createStatusRoutes, type StatusRoutes } from "../status/index.js";
 import type { ServeOptions } from "../options.js";
 import { bearerFrom, TokenStore } from "../tokens.js";
+import { recordDaemon } from "../../service/address.js";
+import { VERSION } from "../../version.js";
 
 export interface HttpOptions extends ServeOptions {
   listen: ListenAddress;
@@ -253,9 +255,31 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
 export async function serveHttp(opts: HttpOptions): Promise<void> {
   const say = (t: string) => (opts.io ? opts.io.err(t) : process.stderr.write(`${t}\n`));
   const gw = await startHttpGateway({ ...opts, report: (level, msg) => say(level === "info" ? `mcphub: ${msg}` : `mcphub: ${level}: ${msg}`) });
+  // `mcphub open`, `doctor` and `status` find this daemon here, whatever address it was given:
+  // recorded before the "listening" line, so whoever reads that line finds the record.
+  const unrecord = recordDaemon(opts.dataDir, {
+    url: gw.url,
+    host: opts.listen.host,
+    port: gw.port,
+    ...(opts.configPath ? { config: opts.configPath } : {}),
+    version: VERSION,
+  });
+  // Signals are handled from the moment the port is open (a supervisor may stop us at once).
+  const stopped = new Promise<void>((resolve) => {
+    const stop = () => {
+      say("mcphub: stopping: in-flight calls are answered with an error, then drained");
+      unrecord();
+      void gw.close().finally(resolve);
+    };
+    process.once("SIGTERM", stop);
+    process.once("SIGINT", stop);
+  });
   const anonymous = !(await TokenStore.open(opts.dataDir).authenticate(undefined)).required;
   say(`mcphub listening on ${gw.url}${anonymous ? " (no agent tokens yet: loopback clients are served unscoped)" : " (bearer tokens required)"}`);
   say(`  status page: ${gw.url.replace(/\/mcp$/, "/")}${anonymous ? "" : " (sign in with \`mcphub open\`)"}`);
+  if (!Object.values(opts.config.servers).some((s) => s.enabled)) {
+    say(`mcphub: warning: no server is enabled${opts.configPath ? ` in ${opts.configPath}` : ""}: agents see only mcphub's management tools; add one with \`mcphub add NAME COMMAND [ARGS...]\``);
+  }
   for (const snap of gw.hub.supervisor.snapshots()) {
     const listing = gw.hub.catalog.listingOf(snap.name);
     if (snap.state === "idle" && listing) {
@@ -275,14 +299,7 @@ export async function serveHttp(opts: HttpOptions): Promise<void> {
     seen.set(name, key);
     say(`  ${name}: ${snap.state}${snap.connected ? ` (${snap.tools.length} tools)` : ""}${snap.error ? ` — ${snap.error}` : ""}`);
   });
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      say("mcphub: stopping: in-flight calls are answered with an error, then drained");
-      void gw.close().finally(resolve);
-    };
-    process.once("SIGTERM", stop);
-    process.once("SIGINT", stop);
-  });
+  await stopped;
 }
 
 function originAllowed(origin: string, port: number, bindHost: string): boolean {

@@ -181,7 +181,26 @@ describe("malformed configs get one precise message", () => {
     [
       "JSON syntax error (trailing comma) with line and column",
       '{\n  "servers": {\n    "a": {"command": "x",}\n  }\n}\n',
-      "mcphub.json:3:26: JSON syntax error: Expected double-quoted property name",
+      "mcphub.json:3:26: JSON syntax error: expected a key after the comma (JSON allows no comma before } or ])",
+      "json",
+    ],
+    // Issue 24, item 9: these pointed past the end of the file and quoted it across lines.
+    [
+      "JSON syntax error: a bare word, at its own line and column, on one line",
+      '{\n  "servers": {\n    "a": {"command": x}\n  }\n}\n',
+      'mcphub.json:3:22: JSON syntax error: unexpected x: expected a value (text needs double quotes, "x")',
+      "json",
+    ],
+    [
+      "JSON syntax error: text after the document, where it is",
+      '{\n  "servers": {}\n}\n}\n',
+      'mcphub.json:4:1: JSON syntax error: unexpected "}" after the end of the document',
+      "json",
+    ],
+    [
+      "JSON syntax error: the file ends early, pointed at its last character",
+      '{\n  "servers": {\n',
+      "mcphub.json:2:14: JSON syntax error: the file ends before the } that closes an object",
       "json",
     ],
   ];
