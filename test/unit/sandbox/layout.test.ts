@@ -245,3 +245,24 @@ describe("a command that is a script", () => {
     expect(planLayout(input({ fs, command: `${HOME}/bin/gone`, env: { PATH: path } })).runtime).toEqual(["~/bin/gone"]);
   });
 });
+
+describe("uvx", () => {
+  const fs = fakeFs({
+    "/usr/bin/uvx": "file",
+    [`${HOME}/.cache/uv/archive-v0/x`]: "file",
+    [`${HOME}/.local/share/uv/tools/x`]: "file",
+  });
+
+  it("shows uv's cache and data folders read-only, and runs offline without a network", () => {
+    const none = planLayout(input({ fs, command: "/usr/bin/uvx", args: ["mcp-server-time"] }));
+    expect(none.runtime).toEqual(["~/.cache/uv", "~/.local/share/uv"]);
+    expect(none.mounts).toContainEqual(expect.objectContaining({ op: "ro", dest: `${HOME}/.cache/uv` }));
+    expect(none.env).toEqual({ UV_CACHE_DIR: `${HOME}/.cache/uv`, UV_OFFLINE: "1" });
+    const full = planLayout(input({ fs, command: "/usr/bin/uvx", args: ["mcp-server-time"], settings: { network: "full" } }));
+    expect(full.env).toEqual({ UV_CACHE_DIR: `${HOME}/.cache/uv` });
+    // UV_CACHE_DIR and XDG_CACHE_HOME move the cache; one that does not exist is not shown.
+    const moved = planLayout(input({ fs, command: "/usr/bin/uvx", env: { UV_CACHE_DIR: "/srv/uv-cache" } }));
+    expect(moved.runtime).toEqual(["~/.local/share/uv"]);
+    expect(moved.env.UV_CACHE_DIR).toBe("/srv/uv-cache");
+  });
+});
