@@ -25,6 +25,11 @@ export const ADD_OPTIONS: readonly AddOption[] = [
   { flags: "-d, --description <text>", description: "what the server is for" },
   { flags: "-u, --use-when <hint>", description: "when a model should use it (repeatable, at most 8)", repeatable: true },
   { flags: "--vault <project>", description: "inject the secrets of this vault project as env at spawn" },
+  {
+    flags: "--sandbox <spec>",
+    description: "run it sandboxed: off, on, or network=none|loopback|full, read=PATH, write=PATH, env=NAME (comma-separated, repeatable; see docs/sandbox.md)",
+    repeatable: true,
+  },
   { flags: "--disabled", description: "add it switched off" },
   { flags: "-f, --force", description: "replace an existing server of that name" },
 ];

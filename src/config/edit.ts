@@ -84,7 +84,7 @@ export async function writeNewConfig(path: string, content: NewConfigContent, op
   let raw: unknown;
   let text: string;
   if (content.yamlText !== undefined) {
-    raw = toPlainYaml(parseYamlDocument(content.yamlText, "starter config"));
+    raw = toPlainYaml(parseYamlDocument(content.yamlText, "starter config"), "starter config");
     validateConfig(raw, path);
     text = format === "yaml" ? withNewline(content.yamlText) : serializePlain(raw ?? {}, format);
   } else if (content.raw !== undefined) {
@@ -124,7 +124,7 @@ class YamlDocument implements DocumentBackend {
   }
 
   raw(): unknown {
-    return toPlainYaml(this.doc);
+    return toPlainYaml(this.doc, this.label);
   }
 
   get(path: ConfigKeyPath): unknown {

@@ -10,6 +10,7 @@ import { configSchema, type Config } from "./schema.js";
 import { ConfigError, issuesFromZod } from "./errors.js";
 import { bareMaps, reservedKeyIssues } from "./reserved-keys.js";
 import { resolveServerPaths } from "./relative-paths.js";
+import { effectiveSandbox } from "./sandbox.js";
 import { displayPath, homeDir, resolveConfigPath, type ConfigFormat } from "./paths.js";
 
 export interface LoadedConfig {
@@ -59,7 +60,18 @@ export function validateConfig(raw: unknown, file?: string): Config {
   // compile was the largest item of a warm gateway start.
   const result = configSchema.safeParse(input, { jitless: true });
   if (!result.success) throw new ConfigError(issuesFromZod(result.error, configSchema, input), file);
-  return bareMaps(result.data);
+  return withSandboxDefaults(bareMaps(result.data));
+}
+
+/** Each stdio server's `sandbox` becomes its effective one: its own combined with the top-level default. */
+function withSandboxDefaults(config: Config): Config {
+  for (const [name, s] of Object.entries(config.servers)) {
+    if (s.command === undefined) continue;
+    const sandbox = effectiveSandbox(config.sandbox, s.sandbox);
+    if (sandbox === undefined) continue;
+    config.servers[name] = { ...s, sandbox };
+  }
+  return config;
 }
 
 export function missingConfig(path: string): ConfigError {
@@ -83,7 +95,7 @@ export async function readConfigFile(path: string): Promise<string | undefined> 
 export function parseRawText(text: string, format: ConfigFormat, file?: string): unknown {
   switch (format) {
     case "yaml":
-      return toPlainYaml(parseYamlDocument(text, file));
+      return toPlainYaml(parseYamlDocument(text, file), file);
     case "toml":
       try {
         return parseToml(text);
@@ -111,9 +123,22 @@ export function parseYamlDocument(text: string, file?: string): YAML.Document.Pa
   return doc;
 }
 
-/** The document as plain data: `maxAliasCount` guards against alias bombs in a hostile file. */
-export function toPlainYaml(doc: YAML.Document): unknown {
-  return doc.toJS({ maxAliasCount: 100 });
+/** At most this many alias expansions: a hostile file ("billion laughs") cannot exhaust memory. */
+export const MAX_YAML_ALIASES = 100;
+
+/** The document as plain data; an alias bomb is a ConfigError naming the file. */
+export function toPlainYaml(doc: YAML.Document, file?: string): unknown {
+  try {
+    return doc.toJS({ maxAliasCount: MAX_YAML_ALIASES });
+  } catch (err) {
+    if (err instanceof ReferenceError && /alias count/i.test(err.message)) {
+      throw ConfigError.message(
+        `YAML aliases (*name) expand to too many nodes (over ${MAX_YAML_ALIASES}, the way a "billion laughs" file does); write those values out instead of aliasing them`,
+        file,
+      );
+    }
+    throw err;
+  }
 }
 
 function parseJson(text: string, file?: string): unknown {

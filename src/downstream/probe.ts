@@ -45,6 +45,8 @@ export async function probeServer(
     auth?: RemoteAuth;
     clientInfo?: { name: string; version: string };
     allServers?: Record<string, ServerConfig>;
+    /** Paths a sandboxed server never sees beyond the built-in ones (harness files, the data dir). */
+    sandboxProtect?: readonly string[];
     /** Server→client traffic during the probe; default: the gateway's capabilities, nothing forwarded. */
     peer?: SessionPeer;
   },
@@ -60,6 +62,7 @@ export async function probeServer(
       secrets: opts.secrets,
       ...(opts.auth ? { auth: opts.auth } : {}),
       timeoutMs: opts.timeoutMs,
+      ...(opts.sandboxProtect ? { sandboxProtect: opts.sandboxProtect } : {}),
       peer: opts.peer ?? PROBE_PEER,
     });
     const result: ProbeResult = {

@@ -86,7 +86,7 @@ describe("doctor --probe", () => {
     const r = await sb.run(["doctor", "--probe", "--server", "everything", "--json"]);
     expect(r.code).toBe(0);
     const checks = JSON.parse(r.stdout) as CheckJson[];
-    expect(checks.map((c) => c.name)).toEqual(["config", "server:everything", "definitions", "vault", "probe:everything"]);
+    expect(checks.map((c) => c.name)).toEqual(["config", "server:everything", "sandbox:everything", "definitions", "vault", "probe:everything"]);
     expect(checks.find((c) => c.name === "probe:everything")).toMatchObject({ handshake_ok: true, tool_count: expectedTools, detail: expect.stringContaining("; catalogue cached") });
   });
 

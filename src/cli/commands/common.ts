@@ -2,10 +2,10 @@
 // error line, the sync context, list rendering and small argument parsers. No business logic.
 import { stripVTControlCharacters } from "node:util";
 import type { Command } from "commander";
-import { ConfigError, dataDir, homeDir, loadConfig, type Config, type LoadedConfig } from "../../config/index.js";
+import { ConfigError, dataDir, emptiesConfig, homeDir, loadConfig, type Config, type LoadedConfig } from "../../config/index.js";
 import { planSync, selfCommand, type SyncContext } from "../../harness/index.js";
 import { harnessHome } from "../../harness/scan.js";
-import { parseDuration } from "../../util/units.js";
+import { lookBackProblem, parseDuration } from "../../util/units.js";
 import { CliError } from "../context.js";
 import { agentTokenValid, createAgentToken, liveTokenIds } from "./tokens-bridge.js";
 
@@ -80,6 +80,12 @@ export async function nextSteps(loaded: LoadedConfig, env: NodeJS.ProcessEnv = p
   } catch {
     return live;
   }
+  // A running gateway holds an edit that empties its config until it is confirmed (a truncated
+  // save looks the same): say how to confirm it instead of promising it is picked up.
+  const emptied = emptiesConfig(config, loaded.config);
+  if (emptied !== undefined) {
+    return `This edit ${emptied}, so running gateways (mcp serve, up) hold it until it is confirmed: send them SIGHUP (or save the file again).`;
+  }
   const ctx = syncContext({ ...loaded, config }, env);
   const stale: string[] = [];
   for (const name of Object.keys(config.agents).sort()) {
@@ -122,6 +128,8 @@ export function parseSince(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const ms = parseDuration(text);
   if (ms === undefined || ms <= 0) throw new CliError(`--since "${text}" is not a duration; use e.g. 90m, 24h or 7d`);
+  const problem = lookBackProblem(ms);
+  if (problem) throw new CliError(`--since "${text}" ${problem}`);
   return ms;
 }
 

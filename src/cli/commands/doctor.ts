@@ -9,6 +9,11 @@ import { connectionFingerprint } from "../../downstream/identity.js";
 import { CatalogCache } from "../../catalog/cache/store.js";
 import { makeListing } from "../../catalog/cache/listing.js";
 import { findCommand } from "../../downstream/spawn-plan.js";
+import { resolveChildCwd } from "../../downstream/child-env.js";
+import { isSandboxed } from "../../config/sandbox.js";
+import { expandHome } from "../../config/paths.js";
+import { describeSandbox, SandboxError, summaryLine } from "../../sandbox/index.js";
+import { harnessFiles } from "../harness-files.js";
 import { probeEmbeddings } from "../../catalog/embeddings/probe.js";
 import { formatBytes } from "../../util/units.js";
 import { pendingApprovals } from "../../guard/index.js";
@@ -69,6 +74,41 @@ async function serverCheck(name: string, s: ServerConfig): Promise<Check> {
     : { name: `server:${name}`, ok: false, detail: `command "${s.command}" not found on PATH` };
 }
 
+/** What sandboxes hide besides the built-in list: every known harness's config and the agents' files. */
+function sandboxProtect(config: Config, home: string): string[] {
+  return [...harnessFiles(process.env), ...Object.values(config.agents).flatMap((a) => (a.path !== undefined ? [expandHome(a.path, home)] : []))];
+}
+
+/**
+ * How a stdio server would be confined, checked for real (bubblewrap's trial sandbox, every path
+ * it lists): the summary, or the cause and fix that would fail its start. Off is said plainly.
+ */
+async function sandboxCheck(name: string, s: ServerConfig, config: Config, home: string): Promise<Check | undefined> {
+  if (s.url !== undefined) return undefined;
+  const check = `sandbox:${name}`;
+  if (!isSandboxed(s.sandbox)) return { name: check, ok: true, detail: "off: it runs with your full rights (docs/sandbox.md)" };
+  const env = { ...(process.env as Record<string, string>), ...(s.env ?? {}) };
+  const cwd = resolveChildCwd(s.cwd);
+  try {
+    const summary = await describeSandbox({
+      server: name,
+      settings: s.sandbox,
+      command: s.command ?? "",
+      resolvedCommand: findCommand({ command: s.command ?? "", platform: process.platform, env, ...(cwd ? { cwd } : {}) }),
+      args: s.args ?? [],
+      env,
+      ownEnv: Object.keys(s.env ?? {}),
+      cwd,
+      protect: sandboxProtect(config, home),
+    });
+    const backend = `${summary.backend}${summary.version ? ` ${summary.version}` : ""}`;
+    return { name: check, ok: true, detail: `${backend}: ${summaryLine(summary)}`, ...(summary.notes.length ? { warning: summary.notes.join("; ") } : {}) };
+  } catch (err) {
+    if (err instanceof SandboxError) return { name: check, ok: false, detail: err.message };
+    throw err;
+  }
+}
+
 export function registerDoctor(program: Command, io: CliIO): void {
   program
     .command("doctor")
@@ -95,6 +135,10 @@ export function registerDoctor(program: Command, io: CliIO): void {
         });
       }
       for (const [name, s] of servers) checks.push(await serverCheck(name, s));
+      for (const [name, s] of servers) {
+        const c = await sandboxCheck(name, s, config, ctx.home);
+        if (c) checks.push(c);
+      }
 
       const data = dataDirOf();
       // Loaded here, not at the top: every operator command loads this module.
@@ -170,7 +214,7 @@ export function registerDoctor(program: Command, io: CliIO): void {
         const cache = new CatalogCache(data);
         for (const [name, s] of servers) {
           if (progress) process.stderr.write(`probing ${name}...\n`);
-          const r = await probeServer(name, s, { timeoutMs: PROBE_TIMEOUT_MS, secrets, auth, allServers: config.servers });
+          const r = await probeServer(name, s, { timeoutMs: PROBE_TIMEOUT_MS, secrets, auth, allServers: config.servers, sandboxProtect: [data, ...sandboxProtect(config, ctx.home)] });
           // What the probe listed is what a gateway would: it fills the catalogue cache, so the next
           // gateway answers discovery for this server at once without starting it.
           let cached = "";

@@ -4,6 +4,7 @@ import { dataDir, loadConfig, parseListen, DEFAULT_LISTEN } from "../../config/i
 import { stderrLogger } from "../../util/log.js";
 import { timestamper } from "../../util/log-time.js";
 import { CliError, type CliIO } from "../context.js";
+import { harnessFiles } from "../harness-files.js";
 
 export function registerServe(program: Command, io: CliIO): void {
   const mcp = program
@@ -26,14 +27,14 @@ export function registerServe(program: Command, io: CliIO): void {
       if (opts.listen !== undefined) {
         const stamp = timestamper(env);
         const { serveHttp } = await import("../../serve/http/index.js");
-        await serveHttp({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log: stderrLogger(env, "mcphub", stamp), listen: listenOf(opts.listen), io: stamped(io, stamp), ...(opts.agent ? { agent: opts.agent } : {}) });
+        await serveHttp({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log: stderrLogger(env, "mcphub", stamp), harnessFiles: harnessFiles(env), listen: listenOf(opts.listen), io: stamped(io, stamp), ...(opts.agent ? { agent: opts.agent } : {}) });
         exitSoon();
         return;
       }
       const log = stderrLogger(env);
       // Loaded on demand: `mcphub list` and friends should not pay for the gateway's imports.
       const { serveStdio } = await import("../../serve/stdio/index.js");
-      await serveStdio({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, ...(opts.agent ? { agent: opts.agent } : {}) });
+      await serveStdio({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, harnessFiles: harnessFiles(env), ...(opts.agent ? { agent: opts.agent } : {}) });
       exitSoon();
     });
 
@@ -49,7 +50,7 @@ export function registerServe(program: Command, io: CliIO): void {
       const stamp = timestamper(env);
       const listen = listenOf(opts.listen ?? loaded.config.listen ?? DEFAULT_LISTEN);
       const { serveHttp } = await import("../../serve/http/index.js");
-      await serveHttp({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log: stderrLogger(env, "mcphub", stamp), listen, io: stamped(io, stamp) });
+      await serveHttp({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log: stderrLogger(env, "mcphub", stamp), harnessFiles: harnessFiles(env), listen, io: stamped(io, stamp) });
       exitSoon();
     });
 }

@@ -8,6 +8,7 @@ import { absolutizeTyped } from "../../config/relative-paths.js";
 import { SENSITIVE_NAME_RE } from "../../downstream/sanitize.js";
 import { findCommand } from "../../downstream/spawn-plan.js";
 import { ADD_OPTIONS, misplacedAddOptions } from "../add-argv.js";
+import { parseSandboxSpecs } from "../sandbox-spec.js";
 import { CatalogCache } from "../../catalog/cache/store.js";
 import { collect, dataDirOf, example, globalsOf, guarded, load, nextSteps, parseEnvPairs, requireServer, table } from "./common.js";
 
@@ -27,6 +28,7 @@ export function listView(name: string, s: ServerConfig) {
     ...(s.env ? { env_keys: Object.keys(s.env).sort() } : {}),
     ...(s.headers ? { header_keys: Object.keys(s.headers).sort() } : {}),
     ...(s.vault ? { vault: s.vault } : {}),
+    ...(s.sandbox !== undefined ? { sandbox: s.sandbox === false ? "off" : s.sandbox } : {}),
     tags: s.tags ?? [],
     description: s.description ?? "",
     use_when: s.use_when ?? [],
@@ -83,6 +85,8 @@ export function registerServers(program: Command, io: CliIO): void {
           "mcphub add here npx -y @modelcontextprotocol/server-filesystem .   # . = this folder, stored absolute",
           "mcphub add github --url https://api.githubcopilot.com/mcp --tag code",
           "mcphub add notes --env NOTES_DIR=/srv/notes --use-when \"reading my notes\" notes-mcp serve",
+          "mcphub add files --sandbox network=none,write=~/projects npx -y @modelcontextprotocol/server-filesystem ~/projects",
+          "mcphub add legacy --sandbox off ./bin/legacy-server   # not sandboxed even under a top-level default",
           "mcphub add x -- some-server --help                  # --help goes to some-server",
         ]),
       ].join("\n"),
@@ -201,6 +205,7 @@ interface AddOptions {
   description?: string;
   useWhen: string[];
   vault?: string;
+  sandbox: string[];
   disabled?: boolean;
   force?: boolean;
 }
@@ -212,6 +217,7 @@ function buildServer(command: string | undefined, args: string[], o: AddOptions)
     if (command !== undefined) throw new CliError("give either a command (stdio server) or --url (remote server), not both");
     if (o.env.length) throw new CliError("--env applies only to stdio servers; a remote server takes headers in the config");
     if (o.vault !== undefined) throw new CliError("--vault applies only to stdio servers");
+    if (o.sandbox.length) throw new CliError("--sandbox applies only to stdio servers (a remote server runs elsewhere)");
     server.url = o.url;
     if (o.transport !== undefined) {
       if (o.transport !== "http" && o.transport !== "sse") throw new CliError(`--transport "${o.transport}" must be http or sse`);
@@ -224,6 +230,8 @@ function buildServer(command: string | undefined, args: string[], o: AddOptions)
     if (args.length) server.args = args;
     if (o.env.length) server.env = parseEnvPairs(o.env);
     if (o.vault !== undefined) server.vault = o.vault;
+    const sandbox = parseSandboxSpecs(o.sandbox);
+    if (sandbox !== undefined) server.sandbox = sandbox === false ? "off" : Object.keys(sandbox).length === 0 ? "on" : sandbox;
   }
   if (o.description !== undefined) server.description = o.description;
   if (o.tag.length) server.tags = o.tag;

@@ -4,7 +4,7 @@
 import { byteOrder } from "../../util/canonical-json.js";
 import type { RecentCalls, RecentServerStats } from "../../telemetry/recent.js";
 import { VERSION } from "../../version.js";
-import { Scope, serverStatus, type Hub } from "../../gateway/index.js";
+import { Scope, serverStatus, type Hub, type ServerStatus } from "../../gateway/index.js";
 import type { TokenStore } from "../tokens.js";
 import { lastLine, type ServerTimeline } from "./timeline.js";
 
@@ -65,6 +65,11 @@ export interface StatusServer {
   error?: string;
   /** The last stderr line (sanitised), operator only. */
   stderr_line?: string;
+  /**
+   * Stdio servers: `off`, or the sandbox (network, what it may write and read). Paths are the
+   * operator's to see; an agent's view has the network and the counts.
+   */
+  sandbox?: { mode: "off" } | { mode: "on"; live: boolean; backend?: string; network: string; write: string[] | number; read: string[] | number; roots?: string[] | number; hidden?: number; notes?: string[] };
   last_error?: { message: string; at: string; stderr_line?: string };
   server_version?: string;
   last_call?: string;
@@ -124,6 +129,22 @@ function metrics(r: RecentServerStats, windowMin: number): Metrics {
   };
 }
 
+function sandboxView(s: NonNullable<ServerStatus["sandbox"]>, operator: boolean): NonNullable<StatusServer["sandbox"]> {
+  if (s.mode === "off") return s;
+  const list = (xs: string[] | undefined) => (operator ? (xs ?? []) : (xs ?? []).length);
+  return {
+    mode: "on",
+    live: s.live,
+    ...(s.backend ? { backend: `${s.backend}${s.version ? ` ${s.version}` : ""}` } : {}),
+    network: s.network,
+    write: list(s.write),
+    read: list(s.read),
+    ...(s.roots !== undefined ? { roots: list(s.roots) } : {}),
+    ...(s.hidden !== undefined ? { hidden: s.hidden.length } : {}),
+    ...(operator && s.notes?.length ? { notes: s.notes } : {}),
+  };
+}
+
 export async function buildStatus(src: StatusSources, viewer: Viewer): Promise<StatusDocument> {
   const { hub } = src;
   const now = Date.now();
@@ -162,6 +183,7 @@ export async function buildStatus(src: StatusSources, viewer: Viewer): Promise<S
         ? { last_error: { message: last.message, at: iso(last.at), ...(operator && last.stderrLine ? { stderr_line: last.stderrLine } : {}) } }
         : {}),
       ...(st.serverVersion ? { server_version: `${st.serverVersion.name} ${st.serverVersion.version}` } : {}),
+      ...(st.sandbox ? { sandbox: sandboxView(st.sandbox, operator) } : {}),
       ...(r.lastCall !== undefined ? { last_call: iso(r.lastCall) } : {}),
       metrics: metrics(r, windowMin),
       ...(report

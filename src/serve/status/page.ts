@@ -195,6 +195,21 @@ const SCRIPT = `
         card("Latency p50 / p95", ms(d.totals.p50_ms) + " / " + ms(d.totals.p95_ms)),
         vaultCard(d.vault)));
 
+    // One line per stdio server: how it is confined; the details (paths for the operator) on hover.
+    function sandboxLine(b) {
+      if (!b) return null;
+      if (b.mode === "off") return h("div", { cls: "muted", "data-sandbox": "off", title: "runs with the operator's full rights", text: "not sandboxed" });
+      var count = function (x) { return typeof x === "number" ? x : x.length; };
+      var list = function (x) { return typeof x === "number" ? x + " path(s)" : (x.length ? x.join(", ") : "nothing"); };
+      var w = count(b.write);
+      var text = "sandboxed · network " + b.network + " · " + (w ? "writes " + (typeof b.write === "number" ? w + " path(s)" : b.write.join(", ")) : "writes nothing");
+      var title = [(b.backend || "sandbox") + (b.live ? "" : " (configured; not running)"), "network: " + b.network, "write: " + list(b.write), "read: " + list(b.read)];
+      if (b.roots !== undefined) title.push("roots: " + list(b.roots));
+      if (b.hidden) title.push("protected paths covered: " + b.hidden);
+      (b.notes || []).forEach(function (n) { title.push(n); });
+      return h("div", { cls: "muted", "data-sandbox": b.network, title: title.join("\\n"), text: text });
+    }
+
     var rows = d.servers.map(function (s) {
       var st = stateOf(s.state);
       var err = s.error ? h("div", { cls: "err" }, s.error, s.stderr_line ? h("code", { cls: "stderr", title: "last stderr line (redacted)", text: s.stderr_line }) : null) :
@@ -231,7 +246,7 @@ const SCRIPT = `
         h("th", { scope: "row" }, h("div", { text: s.name }), s.description ? h("div", { cls: "muted", text: s.description }) : null, defs),
         h("td", { "data-label": "State" }, h("span", { cls: "badge s-" + st[1], "data-state-label": "", text: st[0] }),
           h("div", { cls: "muted", "data-state-note": "", text: stateNote }), err),
-        h("td", { "data-label": "Transport" }, h("div", { text: s.transport }), s.server_version ? h("div", { cls: "muted", text: s.server_version }) : null),
+        h("td", { "data-label": "Transport" }, h("div", { text: s.transport }), s.server_version ? h("div", { cls: "muted", text: s.server_version }) : null, sandboxLine(s.sandbox)),
         h("td", { cls: "num", "data-label": "Tools", "data-catalog": s.catalog }, h("span", { "data-tools": "", text: String(s.tools) }), toolsNote ? h("div", { cls: "muted", text: toolsNote }) : null),
         h("td", { "data-label": "Calls / min (1 h)" }, callsChart(s.metrics, 150, 28, s.name),
           h("div", { cls: "muted", "data-calls": "", text: [plural(s.metrics.calls, "call", "calls"), pct(s.metrics.error_rate) + " errors", refusedText(s.metrics), lastCall].filter(Boolean).join(" · ") })),
