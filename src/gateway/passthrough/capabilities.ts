@@ -5,7 +5,7 @@
 import type { ClientCapabilities, ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
 
 // Declared to every downstream; it lives with the downstream client so `doctor --probe` declares the same.
-export { DOWNSTREAM_CLIENT_CAPABILITIES } from "../../downstream/capabilities.js";
+export { DOWNSTREAM_CLIENT_CAPABILITIES } from "../../downstream/types.js";
 
 /** Declared to every upstream session, whatever its downstreams offer (answers degrade per server). */
 export const UPSTREAM_SERVER_CAPABILITIES: ServerCapabilities = {
