@@ -4,11 +4,16 @@
 // request is decided here, from that session's own declared capabilities.
 import type { ClientCapabilities, ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
 
-/** Declared to every downstream: sampling (with context and tools), both elicitation modes, roots. */
+/**
+ * Declared to every downstream: sampling (with context and tools), both elicitation modes, roots,
+ * and tasks: a downstream may ask for sampling or elicitation as a task, with mcphub as the
+ * receiver (client-tasks.ts), whatever the upstream client supports.
+ */
 export const DOWNSTREAM_CLIENT_CAPABILITIES: ClientCapabilities = {
   sampling: { context: {}, tools: {} },
   elicitation: { form: {}, url: {} },
   roots: { listChanged: true },
+  tasks: { list: {}, cancel: {}, requests: { sampling: { createMessage: {} }, elicitation: { create: {} } } },
 };
 
 /** Declared to every upstream session, whatever its downstreams offer (answers degrade per server). */
@@ -25,6 +30,14 @@ export type ForwardedMethod = (typeof FORWARDED_METHODS)[number];
 
 export function isForwardedMethod(method: string): method is ForwardedMethod {
   return (FORWARDED_METHODS as readonly string[]).includes(method);
+}
+
+/** Whether the upstream client takes this request task-augmented (it declared tasks.requests for it). */
+export function takesTask(method: ForwardedMethod, caps: ClientCapabilities | undefined): boolean {
+  const requests = caps?.tasks?.requests;
+  if (method === "sampling/createMessage") return requests?.sampling?.createMessage !== undefined;
+  if (method === "elicitation/create") return requests?.elicitation?.create !== undefined;
+  return false;
 }
 
 /**
