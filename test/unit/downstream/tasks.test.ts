@@ -8,6 +8,8 @@ import type { Task } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { OutcomeUnknownError } from "../../../src/downstream/types.js";
 import { goesAsTask, taskSupportOf, withoutRelatedTask } from "../../../src/downstream/tasks.js";
+import { startServerEverything } from "../../helpers/servers.js";
+import type { ClientHooks } from "../../../src/downstream/types.js";
 import { eventually, fixture, lines, supervisorKit, textOf } from "./util.js";
 
 const kit = supervisorKit();
@@ -191,4 +193,31 @@ describe("Downstream task calls", () => {
     expect(seen).toEqual(expect.arrayContaining(["working: Gathering sources...", "working: Generating report..."]));
     expect(seen.at(-1)?.startsWith("completed")).toBe(true);
   });
+
+  for (const mode of ["streamableHttp", "sse"] as const) {
+    it(`over ${mode}: simulate-research-query's clarifying elicitation reaches the hooks and the report uses the answer`, async () => {
+      const remote = await startServerEverything(mode);
+      try {
+        const asked: string[] = [];
+        const hooks: ClientHooks = {
+          capabilities: { elicitation: { form: {} } },
+          request: async (_origin, req) => {
+            asked.push(req.method);
+            return { action: "accept", content: { interpretation: "historical" } };
+          },
+          notification: () => {},
+          connected: () => {},
+        };
+        const sup = kit.supervisor({ everything: { url: remote.url, transport: mode === "sse" ? "sse" : "http", enabled: true } }, { hooks });
+        sup.start();
+        const seen: string[] = [];
+        const r = await sup.callTool("everything", "simulate-research-query", { topic: "rome", ambiguous: true }, { maxTotalMs: 60_000, onTask: (t) => seen.push(t.status) });
+        expect(textOf(r)).toContain("# Research Report: rome (historical)");
+        expect(asked).toEqual(["elicitation/create"]);
+        expect(seen).toContain("input_required");
+      } finally {
+        await remote.close();
+      }
+    });
+  }
 });
