@@ -23,9 +23,8 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { configSchema, type RawConfig } from "../../src/config/schema.js";
-import { startHttpGateway, type HttpGateway } from "../../src/gateway/http.js";
-import { memoryLogger } from "../../src/gateway/log.js";
-import { TokenStore } from "../../src/gateway/tokens.js";
+import { startHttpGateway, TokenStore, type HttpGateway } from "../../src/serve/index.js";
+import { memoryLogger } from "../../src/util/log.js";
 import { BIN, doc, EVERYTHING, FIXTURES, tempHome, text, type TempHome } from "../helpers/gateway.js";
 import { eventually, peerClient, type Answers } from "../helpers/passthrough.js";
 import { lines } from "../unit/downstream/util.js";

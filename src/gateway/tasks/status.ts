@@ -96,7 +96,7 @@ export function recordState(rec: DetachedRecord, running: boolean, defaults: { t
  * would have reported in a result (a lost connection, a timeout, an unknown outcome) as an
  * isError result with its message. Undefined while the record is still running.
  */
-export function recordResult(rec: DetachedRecord, running: boolean): { result: CallToolResult } | { error: McpError } | undefined {
+export function recordResult(rec: DetachedRecord, running = false): { result: CallToolResult } | { error: McpError } | undefined {
   switch (rec.state) {
     case "pending":
       return running ? undefined : { result: errorResult(UNKNOWN_OUTCOME) };

@@ -5,7 +5,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
 import type { JsonObject } from "../../catalog/types.js";
 import type { Hub } from "../hub.js";
-import type { Caller } from "../passthrough/router.js";
+import type { Caller } from "../passthrough/index.js";
 import type { AgentView } from "../view.js";
 
 export interface ToolContext {
@@ -41,6 +41,9 @@ export function isOwnError(result: CallToolResult): boolean {
 }
 
 export class BadRequest extends Error {}
+
+/** A reference to a tool outside the agent's scope. */
+export class OutOfScope extends Error {}
 
 /** Parses management-tool arguments; throws BadRequest with a one-line, actionable message. */
 export function parseArgs<T extends z.ZodType>(schema: T, raw: unknown, usage: string): z.output<T> {

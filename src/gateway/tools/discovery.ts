@@ -7,8 +7,8 @@ import { markListingPending, markResolvePending } from "../../catalog/search/pen
 import { buildResolveResponse, buildSearchResponse, MAX_QUERIES } from "../../catalog/search/responses.js";
 import type { JsonObject } from "../../catalog/types.js";
 import type { Presenter } from "../../catalog/search/compact.js";
-import { BadRequest, jsonResult, parseArgs, type ToolContext } from "./context.js";
-import { locateTool } from "./locate.js";
+import { locateTool } from "../call/index.js";
+import { BadRequest, jsonResult, OutOfScope, parseArgs, type ToolContext } from "./context.js";
 import { rankerFor } from "./ranking.js";
 
 const searchArgs = z.strictObject({
@@ -82,8 +82,10 @@ const describeArgs = z.strictObject({ tool: z.string(), server: z.string().optio
 
 export async function describeTool(ctx: ToolContext, raw: unknown): Promise<CallToolResult> {
   const args = parseArgs(describeArgs, raw, '{tool: "server__tool"} or {server: "name", tool: "tool"}');
-  const found = await locateTool(ctx, args.server, args.tool);
+  const found = await locateTool(ctx.hub.calls.servers, ctx.view, args.server, args.tool, { signal: ctx.signal });
   if ("doc" in found) return jsonResult(found.doc);
+  if ("bad" in found) throw new BadRequest(found.bad);
+  if ("outside" in found) throw new OutOfScope(found.outside);
   const e = ctx.hub.guard.present(found.entry);
   const doc: JsonObject = {
     contract_version: 1,
