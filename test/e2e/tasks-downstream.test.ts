@@ -72,7 +72,7 @@ async function upstream(home: TempHome, cfg: string, opts: { tasks?: boolean; el
 }
 
 const call = async (u: Upstream, name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> =>
-  // A raw tools/call: the SDK's callTool() refuses tools it believes need a task.
+  // A raw tools/call with a timeout of its own (a research task takes several seconds).
   (await u.client.request({ method: "tools/call", params: { name, arguments: args } }, CallToolResultSchema, { timeout: 120_000, ...(signal ? { signal } : {}) })) as CallToolResult;
 
 describe("tasks a downstream runs, through the stdio gateway", () => {

@@ -16,13 +16,18 @@ export const DOWNSTREAM_CLIENT_CAPABILITIES: ClientCapabilities = {
   tasks: { list: {}, cancel: {}, requests: { sampling: { createMessage: {} }, elicitation: { create: {} } } },
 };
 
-/** Declared to every upstream session, whatever its downstreams offer (answers degrade per server). */
+/**
+ * Declared to every upstream session, whatever its downstreams offer (answers degrade per server).
+ * Tasks: any tool may be called as a task (mcphub runs it, or maps it to the downstream's own
+ * task); tasks are bound to the agent, so tasks/list shows only its own.
+ */
 export const UPSTREAM_SERVER_CAPABILITIES: ServerCapabilities = {
   tools: { listChanged: true },
   resources: { subscribe: true, listChanged: true },
   prompts: { listChanged: true },
   logging: {},
   completions: {},
+  tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
 };
 
 export const FORWARDED_METHODS = ["sampling/createMessage", "elicitation/create", "roots/list"] as const;

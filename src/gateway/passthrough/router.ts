@@ -47,6 +47,16 @@ export interface Caller {
   peer: UpstreamPeer;
   /** The upstream request (tools/call, prompts/get, ...) in flight, so related messages ride its stream. */
   requestId?: RequestId;
+  /** The upstream task the call runs for: requests it causes are queued for that task's tasks/result. */
+  task?: UpstreamTaskLink;
+}
+
+/** A call that runs for an upstream MCP task (the session's client created it). */
+export interface UpstreamTaskLink {
+  /** The task id the client knows (mcphub's own). */
+  taskId: string;
+  /** A request for the client's input is out (true) or answered (false): the task is input_required meanwhile. */
+  waiting(on: boolean): void;
 }
 
 export interface PassthroughDeps {
@@ -75,9 +85,10 @@ export interface PassthroughStats {
 interface InFlight {
   peer: UpstreamPeer;
   requestId?: RequestId;
+  task?: UpstreamTaskLink;
 }
 
-type Target = { peer: UpstreamPeer; related?: RequestId };
+type Target = { peer: UpstreamPeer; related?: RequestId; task?: UpstreamTaskLink };
 
 const MAX_URL_ELICITATIONS = 1024;
 
@@ -195,7 +206,7 @@ export class Passthrough {
     await this.roots.settled(key, this.config.connect_timeout, signal);
     if (!caller) return fn({});
     if (connection !== undefined) this.dedicated.add(connection);
-    const rec: InFlight = { peer: caller.peer, ...(caller.requestId !== undefined ? { requestId: caller.requestId } : {}) };
+    const rec: InFlight = { peer: caller.peer, ...(caller.requestId !== undefined ? { requestId: caller.requestId } : {}), ...(caller.task ? { task: caller.task } : {}) };
     const list = this.inflight.get(key) ?? [];
     list.push(rec);
     this.inflight.set(key, list);
@@ -320,7 +331,7 @@ export class Passthrough {
     let target: Target;
     if (byTask) {
       // The request names the task of a call in flight: it belongs to that call's session.
-      target = { peer: byTask.peer, ...(byTask.requestId !== undefined ? { related: byTask.requestId } : {}) };
+      target = targetOf(byTask);
     } else if (origin.connection !== undefined) {
       const peer = this.peers.get(origin.connection);
       if (!peer) throw new WireError(ErrorCode.InvalidRequest, `${what}: the upstream session this connection was opened for has ended`);
@@ -401,20 +412,34 @@ export class Passthrough {
     }
     mine.add(ctl);
     this.counters.forwarded++;
+    // A request for an upstream task is queued for that task's tasks/result (the spec's
+    // input_required flow); the task says input_required until it is answered.
+    const task = target.task;
+    task?.waiting(true);
     try {
       const request = { method, ...(params ? { params } : {}) } as ServerRequest;
       const options = {
         signal: ctl.signal,
         timeout: this.config.call_timeout,
         ...(target.related !== undefined ? { relatedRequestId: target.related } : {}),
+        ...(task ? { relatedTask: { taskId: task.taskId } } : {}),
       };
       if (asTask && takesTask(method, peer.capabilities)) return await this.followClientTask(peer, request, options, asTask);
-      return await peer.server.request(request, ResultSchema, options);
+      try {
+        return await peer.server.request(request, ResultSchema, options);
+      } catch (err) {
+        // The request it belonged to was answered meanwhile (a caller that stopped waiting):
+        // the session's own stream carries it instead.
+        if (target.related === undefined || !streamGone(err) || ctl.signal.aborted) throw err;
+        const { relatedRequestId: _gone, ...rest } = options;
+        return await peer.server.request(request, ResultSchema, rest);
+      }
     } catch (err) {
       if (peer.closed) throw new WireError(ErrorCode.ConnectionClosed, `${method}: the upstream session ended before it answered`);
       if (err instanceof McpError || err instanceof WireError) throw toWire(err);
       throw new WireError(ErrorCode.InternalError, `${method}: ${errorText(err)}`);
     } finally {
+      task?.waiting(false);
       signal.removeEventListener("abort", onAbort);
       mine.delete(ctl);
       if (mine.size === 0 && this.forwarded.get(peer) === mine) this.forwarded.delete(peer);
@@ -425,7 +450,7 @@ export class Passthrough {
   private async followClientTask(
     peer: UpstreamPeer,
     request: ServerRequest,
-    options: { signal: AbortSignal; timeout: number; relatedRequestId?: RequestId },
+    options: { signal: AbortSignal; timeout: number; relatedRequestId?: RequestId; relatedTask?: { taskId: string } },
     asTask: { ttl?: number; status: (s: StatusUpdate) => void },
   ): Promise<Record<string, unknown>> {
     const stream = peer.server.experimental.tasks.requestStream(request, ResultSchema, { ...options, task: asTask.ttl !== undefined ? { ttl: asTask.ttl } : {} });
@@ -475,7 +500,7 @@ export class Passthrough {
     const byTask = relatedTask !== undefined ? this.tasks.get(connKey(server, origin.connection))?.get(relatedTask) : undefined;
     let targets: Target[];
     if (byTask) {
-      targets = [{ peer: byTask.peer, ...(byTask.requestId !== undefined ? { related: byTask.requestId } : {}) }];
+      targets = [targetOf(byTask)];
     } else if (origin.connection !== undefined) {
       const peer = this.peers.get(origin.connection);
       targets = peer ? [withRelated(peer, list)] : [];
@@ -556,13 +581,25 @@ function withoutRelatedTask<P extends Record<string, unknown>>(params: P | undef
   return (Object.keys(rest).length > 0 ? { ...body, _meta: rest } : body) as P;
 }
 
-/** The peer, with the newest request of its in flight on the connection (messages ride its stream). */
+/**
+ * The peer, with its newest call in flight on the connection that names a place for related
+ * messages: the upstream request (messages ride its stream) or the upstream task (queued for it).
+ */
 function withRelated(peer: UpstreamPeer, list: readonly InFlight[]): Target {
   for (let i = list.length - 1; i >= 0; i--) {
     const r = list[i];
-    if (r && r.peer === peer && r.requestId !== undefined) return { peer, related: r.requestId };
+    if (r && r.peer === peer && (r.requestId !== undefined || r.task)) return targetOf(r);
   }
   return { peer };
+}
+
+function targetOf(r: InFlight): Target {
+  return { peer: r.peer, ...(r.requestId !== undefined ? { related: r.requestId } : {}), ...(r.task ? { task: r.task } : {}) };
+}
+
+/** The transport no longer has the stream of the request a message was related to. */
+function streamGone(err: unknown): boolean {
+  return err instanceof Error && err.message.includes("No connection established for request ID");
 }
 
 /** Best effort: on the related request's stream when there is one, else on the session's own. */
