@@ -102,7 +102,7 @@ describe("upstream tasks over the stdio gateway", () => {
     home = tempHome("mcphub-tasks-up-");
     events = join(home.dir, "task-events.log");
     all = home.writeConfig({ expose: "all", response_budget: "2KB", servers: servers(events), agents: { a: {}, b: {} } }, "all.yaml");
-    lazy = home.writeConfig({ expose: "lazy", servers: servers(events) }, "lazy.yaml");
+    lazy = home.writeConfig({ expose: "lazy", pin: ["everything__simulate-research-query"], servers: servers(events) }, "lazy.yaml");
   });
   afterAll(() => home?.cleanup());
 
@@ -157,9 +157,12 @@ describe("upstream tasks over the stdio gateway", () => {
     }
   });
 
-  it("lazy call_tool as a task: the same, through mcphub_call_tool", async () => {
+  it("lazy call_tool as a task: the same, through mcphub_call_tool; a pinned tool is advertised like a mounted one", async () => {
     const u = await taskClient(stdio(home, lazy));
     try {
+      await until(async () => (await u.client.listTools()).tools.some((t) => t.name === "everything__simulate-research-query"), "the pinned tool listed");
+      const pinned = (await u.client.listTools()).tools.find((t) => t.name === "everything__simulate-research-query");
+      expect(pinned?.execution).toEqual({ taskSupport: "optional" });
       const r = await stream(u.client, "mcphub_call_tool", { tool: "everything__simulate-research-query", arguments: { topic: "tides" } });
       expect(r.error).toBeUndefined();
       expect(text(r.result as CallToolResult)).toContain("# Research Report: tides");
