@@ -250,6 +250,8 @@ export class DetachedRegistry implements DetachedCalls, TaskSource {
     }
     this.trimFinished();
     this.announce(e);
+    // A finished call keeps no session alive (the registry keeps up to 128 of them).
+    e.peer = undefined;
     wake(e);
     const rec = this.base(e);
     const out = e.outcome;
@@ -412,6 +414,7 @@ export class DetachedRegistry implements DetachedCalls, TaskSource {
     e.updated = e.finished;
     e.controller.abort(new Error(reason));
     this.announce(e);
+    e.peer = undefined;
     wake(e);
     this.trimFinished();
     await this.journal({ ...this.base(e), state: "cancelled", finished: e.finished });
