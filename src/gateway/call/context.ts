@@ -163,7 +163,7 @@ export interface CallContext extends CallRequest {
   resultBytes: number;
   returnedBytes: number;
   /** dispatch: the call ran in the background registry, which records it itself. */
-  backgrounded?: true;
+  backgrounded?: true | undefined;
 }
 
 /** A stage: reads (and may add to) the context; an outcome stops the call. */
