@@ -6,7 +6,7 @@
 // - the async sampling and elicitation tools appear (mcphub declares tasks to its downstreams and
 //   is their receiver) and work for a client that declares tasks for them (the request reaches it
 //   as a task) and for one that does not (it reaches it as a plain request);
-// - cancelling the upstream call stops the task downstream (tasks/cancel).
+// - cancelling the upstream call (or the upstream task) stops the task downstream (tasks/cancel).
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -228,6 +228,25 @@ describe("tasks a downstream runs, in the daemon (shared connection)", () => {
     } finally {
       await a.close();
       await b.close();
+    }
+  });
+
+  it("tasks/cancel of simulate-research-query (a task through call_tool) cancels server-everything's own task", async () => {
+    const a = await connect("alice", {});
+    try {
+      const created = (await a.client.request(
+        { method: "tools/call", params: { name: "mcphub_call_tool", arguments: { tool: "everything__simulate-research-query", arguments: { topic: "stop me" } }, task: {} } },
+        CallToolResultSchema.passthrough(),
+      )) as unknown as { task: { taskId: string } };
+      const id = created.task.taskId;
+      await eventually(async () => (await a.client.experimental.tasks.getTask(id)).statusMessage === "Analyzing content...", "the research to be under way");
+      expect((await a.client.experimental.tasks.cancelTask(id)).status).toBe("cancelled");
+      // server-everything's own task is cancelled: its next status update is refused as coming
+      // from a terminal task, which it reports on stderr (the supervisor keeps the tail).
+      await eventually(() => /Cannot update task "[0-9a-f]+" from terminal status "cancelled"/.test(gw.hub.supervisor.snapshot("everything")?.stderrTail ?? ""), "the downstream task to be cancelled");
+      expect((await a.client.experimental.tasks.getTask(id)).status).toBe("cancelled");
+    } finally {
+      await a.close();
     }
   });
 
