@@ -9,6 +9,7 @@
 // - kill the gateway mid-task and start it again: the task is still listed, with its outcome;
 //   another agent's tasks/get for it is refused like an unknown id;
 // - what is advertised: execution.taskSupport on mounted tools, call_tool and describe_tool.
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -86,6 +87,42 @@ async function rejection(p: Promise<unknown>): Promise<McpError> {
   throw new Error("expected the request to fail");
 }
 
+/**
+ * server-everything as it is, its stderr kept in `log`: after tasks/cancel reaches it, its
+ * research loop's next status update is refused as coming from a cancelled task, and it says so
+ * on stderr. Only a downstream tasks/cancel makes it say that (notifications/cancelled would let
+ * the task run on to its report).
+ */
+const everythingLogged = (log: string) => ({
+  command: "/bin/sh",
+  args: ["-c", 'exec "$0" "$1" 2>>"$2"', process.execPath, EVERYTHING, log],
+});
+const CANCELLED_DOWNSTREAM = /Cannot update task "[0-9a-f]+" from terminal status "cancelled"/;
+const logged = (log: string) => (existsSync(log) ? readFileSync(log, "utf8") : "");
+
+/**
+ * Starts simulate-research-query as a task (mounted, or through call_tool), waits until the
+ * research is under way, cancels the task, and checks that server-everything's own task was
+ * cancelled and that mcphub's stays cancelled, without a result.
+ */
+async function cancelResearch(c: Client, log: string, via: "mount" | "call_tool"): Promise<void> {
+  const args = { topic: `stop ${via}` };
+  const params =
+    via === "mount"
+      ? { name: "everything__simulate-research-query", arguments: args, task: {} }
+      : { name: "mcphub_call_tool", arguments: { tool: "everything__simulate-research-query", arguments: args }, task: {} };
+  const created = (await c.request({ method: "tools/call", params }, CallToolResultSchema.passthrough())) as unknown as { task: Task };
+  const id = created.task.taskId;
+  const before = (logged(log).match(new RegExp(CANCELLED_DOWNSTREAM, "g")) ?? []).length;
+  await until(async () => (await c.experimental.tasks.getTask(id)).statusMessage === "Analyzing content...", "the research to be under way");
+  expect((await c.experimental.tasks.cancelTask(id)).status).toBe("cancelled");
+  await until(() => (logged(log).match(new RegExp(CANCELLED_DOWNSTREAM, "g")) ?? []).length > before, "server-everything's task to be cancelled");
+  expect((await c.experimental.tasks.getTask(id)).status).toBe("cancelled");
+  expect((await c.experimental.tasks.listTasks()).tasks.find((t) => t.taskId === id)?.status).toBe("cancelled");
+  const noResult = await rejection(c.experimental.tasks.getTaskResult(id, CallToolResultSchema));
+  expect(noResult.message).toContain("cancelled before it finished");
+}
+
 const servers = (events: string) => ({
   everything: { command: process.execPath, args: [EVERYTHING] },
   jobs: { command: process.execPath, args: [join(FIXTURES, "task-server.mjs")], env: { TASK_EVENTS: events } },
@@ -97,10 +134,14 @@ describe("upstream tasks over the stdio gateway", () => {
   let all: string;
   let lazy: string;
   let events: string;
+  let research: string;
+  let researchLog: string;
 
   beforeAll(() => {
     home = tempHome("mcphub-tasks-up-");
     events = join(home.dir, "task-events.log");
+    researchLog = join(home.dir, "everything-stderr.log");
+    research = home.writeConfig({ expose: "all", servers: { everything: everythingLogged(researchLog) } }, "research.yaml");
     all = home.writeConfig({ expose: "all", response_budget: "2KB", servers: servers(events), agents: { a: {}, b: {} } }, "all.yaml");
     lazy = home.writeConfig({ expose: "lazy", pin: ["everything__simulate-research-query"], servers: servers(events) }, "lazy.yaml");
   });
@@ -190,6 +231,17 @@ describe("upstream tasks over the stdio gateway", () => {
       const again = await rejection(u.client.experimental.tasks.cancelTask(id));
       expect(again.code).toBe(-32602);
       expect(lines(events).some((l) => l.startsWith("done "))).toBe(false);
+    } finally {
+      await u.close();
+    }
+  });
+
+  it("tasks/cancel of simulate-research-query, mounted and through call_tool, cancels server-everything's own task", async () => {
+    const u = await taskClient(stdio(home, research));
+    try {
+      await until(async () => (await u.client.listTools()).tools.some((t) => t.name === "everything__simulate-research-query"), "the research tool listed");
+      await cancelResearch(u.client, researchLog, "mount");
+      await cancelResearch(u.client, researchLog, "call_tool");
     } finally {
       await u.close();
     }
@@ -293,10 +345,12 @@ describe("upstream tasks through the daemon (mcphub up)", () => {
   let stop: () => Promise<unknown>;
   let url: string;
   let token: string;
+  let researchLog: string;
 
   beforeAll(async () => {
     home = tempHome("mcphub-tasks-up-http-");
-    const cfg = home.writeConfig({ expose: "all", servers: servers(join(home.dir, "events.log")), agents: { a: {} } });
+    researchLog = join(home.dir, "everything-stderr.log");
+    const cfg = home.writeConfig({ expose: "all", servers: { ...servers(join(home.dir, "events.log")), everything: everythingLogged(researchLog) }, agents: { a: {} } });
     token = (await createTokens(home, cfg, ["a"])).a ?? "";
     const d = await startDaemon(home, cfg);
     url = d.url;
@@ -322,6 +376,16 @@ describe("upstream tasks through the daemon (mcphub up)", () => {
       const viaCallTool = await stream(u.client, "mcphub_call_tool", { tool: "everything__simulate-research-query", arguments: { topic: "rome" } });
       expect(text(viaCallTool.result as CallToolResult)).toContain("# Research Report: rome");
       expect(u.statuses.some((s) => s.taskId === viaCallTool.task?.taskId && s.statusMessage === "Generating report...")).toBe(true);
+    } finally {
+      await u.close();
+    }
+  });
+
+  it("tasks/cancel of simulate-research-query, mounted and through call_tool, cancels server-everything's own task", async () => {
+    const u = await connect();
+    try {
+      await cancelResearch(u.client, researchLog, "mount");
+      await cancelResearch(u.client, researchLog, "call_tool");
     } finally {
       await u.close();
     }
