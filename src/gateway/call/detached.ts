@@ -132,7 +132,7 @@ export class DetachedRegistry implements DetachedCalls, TaskSource {
   async start(ctx: CallContext): Promise<{ accepted: JsonObject; task: Task } | { busy: string }> {
     const started = await this.launch(ctx, ctx.mode === "task" ? "task" : "detach");
     if ("busy" in started) return started;
-    return { accepted: accepted(started.e, ctx.view), task: toTask(stateOf(started.e)) };
+    return { accepted: accepted(started.e, ctx.view), task: toTask(stateOf(started.e), Date.now()) };
   }
 
   async runAndWait(ctx: CallContext, waitMs: number, hard: boolean): Promise<{ outcome: CallOutcome } | { accepted: JsonObject } | { busy: string }> {
@@ -297,7 +297,7 @@ export class DetachedRegistry implements DetachedCalls, TaskSource {
   private announce(e: Entry): void {
     const peer = e.peer;
     if (e.origin !== "task" || !peer || peer.closed) return;
-    void peer.server.notification({ method: "notifications/tasks/status", params: toTask(stateOf(e)) }).catch(() => undefined);
+    void peer.server.notification({ method: "notifications/tasks/status", params: toTask(stateOf(e), Date.now()) }).catch(() => undefined);
   }
 
   // ---- poll_result ----------------------------------------------------------------------------
@@ -350,10 +350,10 @@ export class DetachedRegistry implements DetachedCalls, TaskSource {
 
   async task(view: AgentView, taskId: string): Promise<Task | undefined> {
     const e = this.live(taskId);
-    if (e) return this.mine(view, e.entry.server, e.entry.wire, e.entry.namespaced, e.owner) ? toTask(stateOf(e)) : undefined;
+    if (e) return this.mine(view, e.entry.server, e.entry.wire, e.entry.namespaced, e.owner) ? toTask(stateOf(e), Date.now()) : undefined;
     const rec = await this.record(taskId).catch(() => undefined);
     if (!rec || !this.mine(view, rec.server, rec.tool, rec.namespaced, rec.agent)) return undefined;
-    return toTask(recordState(rec, this.runsElsewhere(rec), { ttl: this.deps.retentionMs() }));
+    return toTask(recordState(rec, this.runsElsewhere(rec), { ttl: this.deps.retentionMs() }), Date.now());
   }
 
   async result(view: AgentView, taskId: string): Promise<Result> {
@@ -377,15 +377,16 @@ export class DetachedRegistry implements DetachedCalls, TaskSource {
 
   async list(view: AgentView, cursor?: string): Promise<{ tasks: Task[]; nextCursor?: string }> {
     const tasks = new Map<string, Task>();
+    const now = Date.now();
     for (const e of [...this.calls.values()]) {
       if (!this.live(e.callId)) continue;
-      if (this.mine(view, e.entry.server, e.entry.wire, e.entry.namespaced, e.owner)) tasks.set(e.callId, toTask(stateOf(e)));
+      if (this.mine(view, e.entry.server, e.entry.wire, e.entry.namespaced, e.owner)) tasks.set(e.callId, toTask(stateOf(e), now));
     }
     const journal = await this.deps.journal().catch(() => undefined);
     const records = (await journal?.list(view.owner).catch(() => [])) ?? [];
     for (const rec of records) {
       if (tasks.has(rec.callId) || !this.mine(view, rec.server, rec.tool, rec.namespaced, rec.agent)) continue;
-      tasks.set(rec.callId, toTask(recordState(rec, this.runsElsewhere(rec), { ttl: this.deps.retentionMs() })));
+      tasks.set(rec.callId, toTask(recordState(rec, this.runsElsewhere(rec), { ttl: this.deps.retentionMs() }), now));
     }
     const all = [...tasks.values()].sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.taskId < b.taskId ? -1 : 1));
     let start = 0;

@@ -7,10 +7,21 @@ import type { DetachedRecord } from "../../vault/detached.js";
 
 export type TaskStatus = Task["status"];
 
-/** Suggested to requestors between tasks/get polls (a downstream's own suggestion, clamped, wins). */
+/**
+ * The longest interval suggested to requestors between polls (a downstream's own suggestion,
+ * clamped to [MIN_TASK_POLL_MS, MAX_TASK_POLL_MS], replaces it).
+ */
 export const DEFAULT_TASK_POLL_MS = 1_000;
 export const MIN_TASK_POLL_MS = 250;
 export const MAX_TASK_POLL_MS = 5_000;
+/**
+ * A running task's suggested interval is a quarter of its age, at least this, at most its
+ * ceiling above. Requestors (the SDK's callToolStream, and the SDK's own tasks/result handler,
+ * which waits one pollInterval between looks at the store) then learn of a quick task's end
+ * within ~100 ms instead of a full second, and of a long one's within a quarter of its runtime,
+ * with fewer polls than a fixed interval over a long task. mcphub answers a poll from memory.
+ */
+export const FIRST_TASK_POLL_MS = 100;
 /** The shortest ttl mcphub grants. */
 export const MIN_TASK_TTL_MS = 1_000;
 
@@ -33,15 +44,15 @@ export function isTerminal(status: TaskStatus): boolean {
   return status === "completed" || status === "failed" || status === "cancelled";
 }
 
-/** The spec's Task for a state: the callId is the task id. */
-export function toTask(s: TaskState): Task {
+/** The spec's Task for a state at time `now`: the callId is the task id. */
+export function toTask(s: TaskState, now: number): Task {
   return {
     taskId: s.callId,
     status: s.status,
     ttl: s.ttl,
     createdAt: new Date(s.started).toISOString(),
     lastUpdatedAt: new Date(s.updated).toISOString(),
-    pollInterval: s.pollInterval,
+    pollInterval: suggestedPoll(s, now),
     ...(s.statusMessage !== undefined ? { statusMessage: s.statusMessage } : {}),
   };
 }
@@ -54,6 +65,12 @@ export function toTask(s: TaskState): Task {
 export function grantedTtl(requested: number | null | undefined, max: number): number {
   if (requested === undefined || requested === null || !Number.isFinite(requested)) return max;
   return Math.min(max, Math.max(MIN_TASK_TTL_MS, Math.floor(requested)));
+}
+
+/** The interval suggested now: a quarter of a running task's age within [FIRST_TASK_POLL_MS, its ceiling]; the ceiling once it is over. */
+export function suggestedPoll(s: Pick<TaskState, "started" | "pollInterval" | "status">, now: number): number {
+  if (isTerminal(s.status)) return s.pollInterval;
+  return Math.min(s.pollInterval, Math.max(FIRST_TASK_POLL_MS, Math.round((now - s.started) / 4)));
 }
 
 /** A poll interval within mcphub's bounds (a downstream's suggestion, or the default). */

@@ -2,7 +2,7 @@
 // returns, and the bounds on ttl and poll interval.
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
-import { grantedTtl, pollIntervalOf, recordResult, recordState, toTask, UNKNOWN_OUTCOME } from "../../../src/gateway/tasks/index.js";
+import { grantedTtl, pollIntervalOf, recordResult, recordState, suggestedPoll, toTask, UNKNOWN_OUTCOME } from "../../../src/gateway/tasks/index.js";
 import type { DetachedRecord } from "../../../src/vault/detached.js";
 
 const base = { callId: "c1", server: "s", tool: "t", namespaced: "s__t", agent: "a", started: 1_700_000_000_000, owner: { pid: 1, instance: "i" }, ttl: 60_000 };
@@ -24,7 +24,7 @@ describe("task view of a record", () => {
   });
 
   it("builds the Task with ISO timestamps and the callId as task id", () => {
-    const t = toTask({ callId: "c1", started: base.started, updated: base.started + 1500, ttl: 60_000, pollInterval: 1000, status: "working" });
+    const t = toTask({ callId: "c1", started: base.started, updated: base.started + 1500, ttl: 60_000, pollInterval: 1000, status: "working" }, base.started + 8000);
     expect(t).toEqual({ taskId: "c1", status: "working", ttl: 60_000, createdAt: "2023-11-14T22:13:20.000Z", lastUpdatedAt: "2023-11-14T22:13:21.500Z", pollInterval: 1000 });
   });
 
@@ -48,5 +48,19 @@ describe("task view of a record", () => {
     expect(pollIntervalOf(undefined)).toBe(1_000);
     expect(pollIntervalOf(0)).toBe(250);
     expect(pollIntervalOf(60_000)).toBe(5_000);
+  });
+
+  it("suggests polling a running task at a quarter of its age, from 100 ms up to its ceiling", () => {
+    const running = { started: 0, pollInterval: 1000, status: "working" as const };
+    expect(suggestedPoll(running, 0)).toBe(100);
+    expect(suggestedPoll(running, 200)).toBe(100);
+    expect(suggestedPoll(running, 1000)).toBe(250);
+    expect(suggestedPoll(running, 3000)).toBe(750);
+    expect(suggestedPoll(running, 60_000)).toBe(1000);
+    expect(suggestedPoll({ ...running, status: "input_required" }, 1000)).toBe(250);
+    // A downstream's own (clamped) suggestion is the ceiling.
+    expect(suggestedPoll({ ...running, pollInterval: 5000 }, 60_000)).toBe(5000);
+    // A finished task: the ceiling (nothing is left to poll for).
+    expect(suggestedPoll({ ...running, status: "completed" }, 10)).toBe(1000);
   });
 });
