@@ -26,4 +26,4 @@ export type {
 } from "./context.js";
 export { callLimits, downstreamFailure, effectiveTimeout, errorClass, mustRunAsTask } from "./dispatch.js";
 export { locateTool, type Found } from "./locate.js";
-export { allowedFor, DetachedError, DetachedRegistry, detachedRefusal, MAX_DETACHED_IN_FLIGHT, MAX_DETACHED_TOTAL, type DetachedDeps } from "./detached.js";
+export { allowedFor, DetachedError, DetachedRegistry, detachedRefusal, type DetachedDeps, type DetachedLimits } from "./detached.js";

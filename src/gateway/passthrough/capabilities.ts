@@ -4,17 +4,8 @@
 // request is decided here, from that session's own declared capabilities.
 import type { ClientCapabilities, ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
 
-/**
- * Declared to every downstream: sampling (with context and tools), both elicitation modes, roots,
- * and tasks: a downstream may ask for sampling or elicitation as a task, with mcphub as the
- * receiver (client-tasks.ts), whatever the upstream client supports.
- */
-export const DOWNSTREAM_CLIENT_CAPABILITIES: ClientCapabilities = {
-  sampling: { context: {}, tools: {} },
-  elicitation: { form: {}, url: {} },
-  roots: { listChanged: true },
-  tasks: { list: {}, cancel: {}, requests: { sampling: { createMessage: {} }, elicitation: { create: {} } } },
-};
+// Declared to every downstream; it lives with the downstream client so `doctor --probe` declares the same.
+export { DOWNSTREAM_CLIENT_CAPABILITIES } from "../../downstream/capabilities.js";
 
 /**
  * Declared to every upstream session, whatever its downstreams offer (answers degrade per server).
