@@ -185,6 +185,8 @@ describe("upstream tasks over the stdio gateway", () => {
       const id = r.task?.taskId ?? "";
       expect(id).toMatch(/^[0-9a-f]{32}$/);
       expect(r.task?.ttl).toBe(60_000);
+      // A new task suggests polling soon (a quarter of its age, from 100 ms up to 1 s).
+      expect(r.task?.pollInterval).toBe(100);
       // What the client sees of the task is mcphub's: its id on the elicitation and the result.
       expect(u.elicited).toHaveLength(1);
       expect(u.elicited[0]?._meta).toEqual({ "io.modelcontextprotocol/related-task": { taskId: id } });
