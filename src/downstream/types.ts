@@ -3,7 +3,7 @@
 // declares to every downstream as a client.
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { SandboxSummary } from "../sandbox/index.js";
-import type { ClientCapabilities, Prompt, Resource, ResourceTemplate, ServerCapabilities, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { ClientCapabilities, Prompt, Resource, ResourceTemplate, ServerCapabilities, Task, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ServerConfig } from "../config/schema.js";
 
 /**
@@ -190,6 +190,9 @@ export interface ClientHooks {
   roots?(origin: ConnectionOrigin, signal?: AbortSignal): Promise<string[]>;
 }
 
+/** A task a downstream runs for a call, as its receiver reported it (tasks/get, notifications/tasks/status). */
+export type DownstreamTask = Task;
+
 export interface CallOptions {
   /**
    * The tag of a connection dedicated to one upstream session, for servers with
@@ -204,6 +207,17 @@ export interface CallOptions {
   maxTotalMs?: number;
   signal?: AbortSignal;
   onProgress?: (p: { progress: number; total?: number; message?: string }) => void;
+  /**
+   * The caller wants the call run as a task downstream (an upstream task, a detached call): done
+   * for tools with taskSupport "optional" on servers that take tasks; a "required" tool always
+   * runs as one. `ttl` is the lifetime asked for.
+   */
+  task?: { ttl?: number };
+  /**
+   * Called with the downstream's task when the call runs as one: as created, then at every
+   * status change. The task id is the downstream's own; it must not be shown upstream.
+   */
+  onTask?: (task: DownstreamTask) => void;
 }
 
 export interface SupervisorOptions {
