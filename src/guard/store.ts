@@ -1,14 +1,15 @@
-// The pinned-definition store: `<dataDir>/definitions/<server>.json` (0600 in a 0700 directory),
-// shared by every gateway process of the user and by `mcphub approve`. Per tool (by wire name) it
+// The pinned-definition store: one document per server in the store's `definitions` space
+// (`<dataDir>/definitions/<server>.json`, 0600 in a 0700 directory, on the files store; rows in
+// PostgreSQL), shared by every gateway process and replica and by `mcphub approve`. Per tool (by wire name) it
 // holds the approved definition and its hash, and the definition last seen when that differs
 // (`pending`: changed since approval, or never approved on a quarantined server). Writers
 // read-modify-write under one lock file and replace a file atomically (temp file + rename), so no
 // approval or first sight is lost when several processes write at once. Readers re-read a file
-// only when its stat changed, which makes checking the approval state on every call cheap.
-import { chmodSync, mkdirSync, readFileSync, statSync, watch, type FSWatcher } from "node:fs";
+// only when its version changed (the store's mirror: a stat on the files, memory kept current by
+// LISTEN/NOTIFY on PostgreSQL), which makes checking the approval state on every call cheap.
 import { join } from "node:path";
 import { z } from "zod";
-import { atomicWriteFile, ensurePrivateDir, withLockFile } from "../vault/fsutil.js";
+import { storeOf, type DocMirror, type Docs, type Store } from "../store/index.js";
 import { definitionHash, type PinnedDefinition } from "./definitions.js";
 
 export const DEFINITIONS_DIR = "definitions";
@@ -70,40 +71,53 @@ interface Cached {
 }
 
 export class DefinitionStore {
+  /** The directory of the files (files store), or where the rows are (PostgreSQL), for messages. */
   readonly dir: string;
+  private readonly docs: Docs;
+  private readonly mirrored: DocMirror;
+  private readonly files: boolean;
+  private readonly where: string;
   private readonly cache = new Map<string, Cached>();
-  private watcher: FSWatcher | undefined;
+  private unwatchStore: (() => void) | undefined;
 
-  constructor(dataDir: string) {
-    this.dir = join(dataDir, DEFINITIONS_DIR);
+  constructor(where: string | Store) {
+    const store = storeOf(where);
+    this.docs = store.docs("definitions");
+    this.mirrored = this.docs.mirror();
+    this.files = store.kind === "files";
+    this.where = store.where;
+    this.dir = this.files ? join(store.where, DEFINITIONS_DIR) : `${DEFINITIONS_DIR} in ${store.where}`;
   }
 
   pathOf(server: string): string {
-    return join(this.dir, `${server}.json`);
+    return this.files ? join(this.dir, `${server}.json`) : `the definitions of ${server} in ${this.where}`;
+  }
+
+  /** Servers with recorded definitions, sorted. */
+  servers(): string[] {
+    return this.mirrored.keys();
   }
 
   /**
-   * The server's records, re-read only when the file's stat changed (one stat per call). A missing
-   * file is an empty record set; a damaged one is reported, never silently treated as empty
-   * (which would trust every tool again).
+   * The server's records, re-read only when the document's version changed (one stat per call
+   * on the files, none on PostgreSQL). A missing document is an empty record set; a damaged one
+   * is reported, never silently treated as empty (which would trust every tool again).
    */
   read(server: string): ServerRecords | UnreadableRecords {
-    const path = this.pathOf(server);
-    let key: string;
+    let entry;
     try {
-      const st = statSync(path, { bigint: true });
-      key = `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+      entry = this.mirrored.peek(server);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT") {
-        this.cache.delete(server);
-        return { server, tools: {} };
-      }
       return { server, unreadable: (err as Error).message };
     }
+    if (!entry) {
+      this.cache.delete(server);
+      return { server, tools: {} };
+    }
     const hit = this.cache.get(server);
-    if (hit?.key === key) return hit.value;
-    const value = parseFile(server, () => readFileSync(path, "utf8"));
-    this.cache.set(server, { key, value });
+    if (hit?.key === entry.version) return hit.value;
+    const value = parseFile(server, () => entry.bytes().toString("utf8"));
+    this.cache.set(server, { key: entry.version, value });
     return value;
   }
 
@@ -115,7 +129,7 @@ export class DefinitionStore {
    */
   async observe(server: string, tools: readonly ObservedTool[], opts: { quarantine: boolean; now?: number }): Promise<ObserveResult> {
     // Every start observes every server's listing, and nearly always nothing changed: decided
-    // from the (stat-cached) file without the lock; only a change takes it and decides again.
+    // from the (cached) document without the lock; only a change takes it and decides again.
     const known = this.read(server);
     if (!("unreadable" in known) && !observeInto(bare(known.tools), tools, opts).dirty) return { firstSeen: [], changed: [], awaiting: [] };
     let result: ObserveResult = { firstSeen: [], changed: [], awaiting: [] };
@@ -147,45 +161,37 @@ export class DefinitionStore {
   }
 
   /**
-   * Calls `onChange(server)` when a server's file changes (an approval by `mcphub approve`, a
-   * record by another gateway). The watch is a hint; `read()` checks the stat on every call anyway.
+   * Calls `onChange(server)` when a server's records change (an approval by `mcphub approve`, a
+   * record by another gateway or replica): a directory watch on the files, NOTIFY on PostgreSQL.
+   * The watch is a hint on the files; `read()` checks the stat on every call anyway.
    */
   watch(onChange: (server: string) => void): () => void {
-    if (this.watcher) throw new Error("the definition store is already watched");
-    try {
-      ensurePrivateDirSync(this.dir);
-      this.watcher = watch(this.dir, { persistent: false }, (_event, file) => {
-        const name = typeof file === "string" && file.endsWith(".json") && !file.startsWith(".") ? file.slice(0, -5) : undefined;
-        if (name !== undefined) onChange(name);
-      });
-      this.watcher.on("error", () => this.unwatch());
-    } catch {
-      // No watcher (odd file systems): the per-call stat check still sees every approval.
-      this.watcher = undefined;
-    }
+    if (this.unwatchStore) throw new Error("the definition store is already watched");
+    this.unwatchStore = this.mirrored.watch((server) => {
+      if (server !== undefined) onChange(server);
+    });
     return () => this.unwatch();
   }
 
   private unwatch(): void {
-    this.watcher?.close();
-    this.watcher = undefined;
+    this.unwatchStore?.();
+    this.unwatchStore = undefined;
   }
 
-  /** Read-modify-write of one server's file under the store's lock. */
+  /** Read-modify-write of one server's records under the store's lock. */
   private async update(server: string, edit: (records: Record<string, ToolRecord>) => boolean): Promise<void> {
-    await ensurePrivateDir(this.dir);
-    await withLockFile(join(this.dir, ".lock"), async () => {
+    await this.docs.update(server, (bytes) => {
       this.cache.delete(server);
-      const current = this.read(server);
+      const current: ServerRecords | UnreadableRecords = bytes === undefined ? { server, tools: {} } : parseFile(server, () => bytes.toString("utf8"));
       if ("unreadable" in current) {
         throw new Error(`${this.pathOf(server)} is unreadable (${current.unreadable}); fix it, or delete it to record the server's tools afresh`);
       }
       const records = bare(current.tools);
-      if (!edit(records)) return;
+      if (!edit(records)) return { value: undefined };
       const body = { version: FILE_VERSION, server, tools: sortKeys(records) };
-      await atomicWriteFile(this.pathOf(server), `${JSON.stringify(body, null, 1)}\n`);
-      this.cache.delete(server);
+      return { write: Buffer.from(`${JSON.stringify(body, null, 1)}\n`, "utf8"), value: undefined };
     });
+    this.cache.delete(server);
   }
 }
 
@@ -255,11 +261,6 @@ function sortKeys<T>(rec: Record<string, T>): Record<string, T> {
   const out = Object.create(null) as Record<string, T>;
   for (const k of Object.keys(rec).sort()) out[k] = rec[k] as T;
   return out;
-}
-
-function ensurePrivateDirSync(dir: string): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  chmodSync(dir, 0o700); // the directory may predate this process
 }
 
 /** The version a record would be approved at for `definition` (the hash the store keeps). */

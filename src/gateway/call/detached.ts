@@ -178,7 +178,8 @@ export class DetachedRegistry implements DetachedCalls {
       case "pending":
         break;
     }
-    if (rec.owner.pid !== process.pid && processAlive(rec.owner.pid)) {
+    // Another gateway process (or replica) runs it and is alive: it will journal the outcome.
+    if (journal && (await journal.ownerRunsElsewhere(rec.owner, this.instance))) {
       return { doc: pending(callId, rec.namespaced, Date.now() - rec.started) };
     }
     return {
@@ -255,15 +256,6 @@ function failed(callId: string, namespaced: string, error: string, elapsedMs: nu
 
 function unknown(callId: string, reason: string): JsonObject {
   return { status: "unknown", callId, reason };
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 /**
