@@ -1,7 +1,9 @@
 // `mcphub mcp serve` (stdio, or HTTP with --listen) and `mcphub up` (the shared HTTP daemon).
 import type { Command } from "commander";
 import { dataDir, loadConfig, parseListen, DEFAULT_LISTEN } from "../../config/index.js";
-import { stderrLogger } from "../../util/log.js";
+import type { Config } from "../../config/index.js";
+import type { Store } from "../../store/index.js";
+import { stderrLogger, type Logger } from "../../util/log.js";
 import { CliError, type CliIO } from "../context.js";
 
 export function registerServe(program: Command, io: CliIO): void {
@@ -23,15 +25,18 @@ export function registerServe(program: Command, io: CliIO): void {
       const loaded = await loadConfig({ ...(globals.config ? { configPath: globals.config } : {}) });
       const env = process.env;
       const log = stderrLogger(env);
+      const store = await sharedStore(loaded.config, env, log);
       if (opts.listen !== undefined) {
         const { serveHttp } = await import("../../serve/http/index.js");
-        await serveHttp({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, listen: listenOf(opts.listen), io, ...(opts.agent ? { agent: opts.agent } : {}) });
+        await serveHttp({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, listen: listenOf(opts.listen), io, ...store, ...(opts.agent ? { agent: opts.agent } : {}) });
+        await store.store?.close();
         exitSoon();
         return;
       }
       // Loaded on demand: `mcphub list` and friends should not pay for the gateway's imports.
       const { serveStdio } = await import("../../serve/stdio/index.js");
-      await serveStdio({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, ...(opts.agent ? { agent: opts.agent } : {}) });
+      await serveStdio({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, ...store, ...(opts.agent ? { agent: opts.agent } : {}) });
+      await store.store?.close();
       exitSoon();
     });
 
@@ -46,10 +51,21 @@ export function registerServe(program: Command, io: CliIO): void {
       const env = process.env;
       const log = stderrLogger(env);
       const listen = listenOf(opts.listen ?? loaded.config.listen ?? DEFAULT_LISTEN);
+      const store = await sharedStore(loaded.config, env, log);
       const { serveHttp } = await import("../../serve/http/index.js");
-      await serveHttp({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, listen, io });
+      await serveHttp({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, listen, io, ...store });
+      await store.store?.close();
       exitSoon();
     });
+}
+
+/** The PostgreSQL store when the config names one (connected, migrated, followed); else nothing. */
+async function sharedStore(config: Config, env: NodeJS.ProcessEnv, log: Logger): Promise<{ store?: Store }> {
+  if (config.store === undefined) return {};
+  const { openConfiguredStore } = await import("./store.js");
+  const store = await openConfiguredStore(config, env, { follow: true, log: (level, msg) => log[level](msg) });
+  log.info(`store: shared state in ${store.where}`);
+  return { store };
 }
 
 /**
