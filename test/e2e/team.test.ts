@@ -101,10 +101,16 @@ describe("team mode: two replicas on PostgreSQL behind HAProxy", () => {
           expect(text(r)).toBe("x".repeat(10));
         }
       }
+      // Round robin placed the sessions on both replicas (each counts its own), and every call
+      // above succeeded, so affinity kept each session on the replica that created it.
+      const counts = await Promise.all(
+        [0, 1].map(async (i) => (await http(`${replica(i).base}/healthz`, { headers: { Host: `127.0.0.1:${replica(i).port}` } })).json<{ sessions: number }>().sessions),
+      );
+      expect(counts.every((n) => n >= 1), JSON.stringify(counts)).toBe(true);
+      expect(counts.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(4);
     } finally {
       for (const c of clients) await c.close();
     }
-    // Round robin placed the four sessions on both replicas; affinity kept each one where it began.
     const calls = readFileSync(recorderLog, "utf8").trim().split("\n").length;
     expect(calls).toBeGreaterThanOrEqual(12);
   });
