@@ -6,7 +6,9 @@
 // read-modify-write under one lock file and replace a file atomically (temp file + rename), so no
 // approval or first sight is lost when several processes write at once. Readers re-read a file
 // only when its version changed (the store's mirror: a stat on the files, memory kept current by
-// LISTEN/NOTIFY on PostgreSQL), which makes checking the approval state on every call cheap.
+// LISTEN/NOTIFY on PostgreSQL), and while the mirror's watch is live not even that per call: the
+// watch says when a server's records changed, which makes checking the approval state on every
+// call cheap.
 import { join } from "node:path";
 import { z } from "zod";
 import { storeOf, type DocMirror, type Docs, type Store } from "../store/index.js";
@@ -68,7 +70,16 @@ export interface ObserveResult {
 interface Cached {
   key: string;
   value: ServerRecords | UnreadableRecords;
+  /** When the document's version last matched `key`. */
+  checked: number;
 }
+
+/**
+ * While the watch is live, a cached read is trusted without a look until the watch reports a
+ * change of that server, and re-checked at least this often anyway (a watch that misses an event,
+ * as some file systems do, costs at most this much delay, never a stale approval forever).
+ */
+export const REVALIDATE_MS = 1000;
 
 export class DefinitionStore {
   /** The directory of the files (files store), or where the rows are (PostgreSQL), for messages. */
@@ -79,6 +90,8 @@ export class DefinitionStore {
   private readonly where: string;
   private readonly cache = new Map<string, Cached>();
   private unwatchStore: (() => void) | undefined;
+  /** Servers whose cached records the live watch vouches for (no event since they were read). */
+  private readonly fresh = new Set<string>();
 
   constructor(where: string | Store) {
     const store = storeOf(where);
@@ -103,21 +116,29 @@ export class DefinitionStore {
    * on the files, none on PostgreSQL). A missing document is an empty record set; a damaged one
    * is reported, never silently treated as empty (which would trust every tool again).
    */
-  read(server: string): ServerRecords | UnreadableRecords {
+  read(server: string, now = Date.now()): ServerRecords | UnreadableRecords {
+    const hit = this.cache.get(server);
+    if (hit && this.fresh.has(server) && now - hit.checked < REVALIDATE_MS) return hit.value;
+    // Marked before the look: an event arriving after this point invalidates what is read now.
+    if (this.unwatchStore) this.fresh.add(server);
     let entry;
     try {
       entry = this.mirrored.peek(server);
     } catch (err) {
+      this.fresh.delete(server);
       return { server, unreadable: (err as Error).message };
     }
     if (!entry) {
-      this.cache.delete(server);
-      return { server, tools: {} };
+      const value = { server, tools: {} };
+      this.cache.set(server, { key: "missing", value, checked: now });
+      return value;
     }
-    const hit = this.cache.get(server);
-    if (hit?.key === entry.version) return hit.value;
+    if (hit?.key === entry.version) {
+      hit.checked = now;
+      return hit.value;
+    }
     const value = parseFile(server, () => entry.bytes().toString("utf8"));
-    this.cache.set(server, { key: entry.version, value });
+    this.cache.set(server, { key: entry.version, value, checked: now });
     return value;
   }
 
@@ -168,14 +189,25 @@ export class DefinitionStore {
   watch(onChange: (server: string) => void): () => void {
     if (this.unwatchStore) throw new Error("the definition store is already watched");
     this.unwatchStore = this.mirrored.watch((server) => {
-      if (server !== undefined) onChange(server);
+      if (server === undefined) {
+        this.fresh.clear(); // a change without a name could be any server's
+        return;
+      }
+      this.fresh.delete(server);
+      onChange(server);
     });
     return () => this.unwatch();
+  }
+
+  /** Whether reads currently rely on the watch (for tests). */
+  get watched(): boolean {
+    return this.unwatchStore !== undefined;
   }
 
   private unwatch(): void {
     this.unwatchStore?.();
     this.unwatchStore = undefined;
+    this.fresh.clear();
   }
 
   /** Read-modify-write of one server's records under the store's lock. */

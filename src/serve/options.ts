@@ -14,4 +14,6 @@ export interface ServeOptions {
   configPath?: string;
   /** The shared state (PostgreSQL in team mode); absent, the data directory's files. */
   store?: Store;
+  /** Every known harness's config file (from the CLI's harness registry): sandboxed servers never see them. */
+  harnessFiles?: readonly string[];
 }

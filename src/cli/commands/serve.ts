@@ -4,7 +4,9 @@ import { dataDir, loadConfig, parseListen, DEFAULT_LISTEN } from "../../config/i
 import type { Config } from "../../config/index.js";
 import type { Store } from "../../store/index.js";
 import { stderrLogger, type Logger } from "../../util/log.js";
+import { timestamper } from "../../util/log-time.js";
 import { CliError, type CliIO } from "../context.js";
+import { harnessFiles } from "../harness-files.js";
 
 export function registerServe(program: Command, io: CliIO): void {
   const mcp = program
@@ -24,18 +26,21 @@ export function registerServe(program: Command, io: CliIO): void {
       const globals = cmd.optsWithGlobals<{ config?: string }>();
       const loaded = await loadConfig({ ...(globals.config ? { configPath: globals.config } : {}) });
       const env = process.env;
-      const log = stderrLogger(env);
-      const store = await sharedStore(loaded.config, env, log);
       if (opts.listen !== undefined) {
+        const stamp = timestamper(env);
+        const log = stderrLogger(env, "mcphub", stamp);
+        const store = await sharedStore(loaded.config, env, log);
         const { serveHttp } = await import("../../serve/http/index.js");
-        await serveHttp({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, listen: listenOf(opts.listen), io, ...store, ...(opts.agent ? { agent: opts.agent } : {}) });
+        await serveHttp({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, harnessFiles: harnessFiles(env), listen: listenOf(opts.listen), io: stamped(io, stamp), ...store, ...(opts.agent ? { agent: opts.agent } : {}) });
         await store.store?.close();
         exitSoon();
         return;
       }
+      const log = stderrLogger(env);
       // Loaded on demand: `mcphub list` and friends should not pay for the gateway's imports.
       const { serveStdio } = await import("../../serve/stdio/index.js");
-      await serveStdio({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, ...store, ...(opts.agent ? { agent: opts.agent } : {}) });
+      const store = await sharedStore(loaded.config, env, log);
+      await serveStdio({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, harnessFiles: harnessFiles(env), ...store, ...(opts.agent ? { agent: opts.agent } : {}) });
       await store.store?.close();
       exitSoon();
     });
@@ -44,16 +49,17 @@ export function registerServe(program: Command, io: CliIO): void {
     .command("up")
     .description("run the shared gateway daemon: streamable HTTP for many agents, one set of connections")
     .option("-l, --listen <host:port>", `address to listen on (default: config listen, else ${DEFAULT_LISTEN})`)
-    .addHelpText("after", "\nExamples:\n  mcphub up\n  mcphub up --listen 127.0.0.1:9900\n  mcphub token create claude   # then give the harness its bearer token")
+    .addHelpText("after", "\nExamples:\n  mcphub up\n  mcphub up --listen 127.0.0.1:9900\n  mcphub token create claude   # then give the harness its bearer token\n  mcphub service install       # keep it running across logins and reboots (systemd / launchd)")
     .action(async (opts: { listen?: string }, cmd: Command) => {
       const globals = cmd.optsWithGlobals<{ config?: string }>();
       const loaded = await loadConfig({ ...(globals.config ? { configPath: globals.config } : {}) });
       const env = process.env;
-      const log = stderrLogger(env);
+      const stamp = timestamper(env);
       const listen = listenOf(opts.listen ?? loaded.config.listen ?? DEFAULT_LISTEN);
+      const log = stderrLogger(env, "mcphub", stamp);
       const store = await sharedStore(loaded.config, env, log);
       const { serveHttp } = await import("../../serve/http/index.js");
-      await serveHttp({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, listen, io, ...store });
+      await serveHttp({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, harnessFiles: harnessFiles(env), listen, io: stamped(io, stamp), ...store });
       await store.store?.close();
       exitSoon();
     });
@@ -74,6 +80,11 @@ async function sharedStore(config: Config, env: NodeJS.ProcessEnv, log: Logger):
  */
 function exitSoon(): void {
   setTimeout(() => process.exit(typeof process.exitCode === "number" ? process.exitCode : 0), 1500).unref();
+}
+
+/** The daemon's stderr lines with the time in front (each line of a multi-line message). */
+function stamped(io: CliIO, stamp: (line: string) => string): CliIO {
+  return { ...io, err: (t) => io.err(t.split("\n").map(stamp).join("\n")) };
 }
 
 function listenOf(text: string) {
