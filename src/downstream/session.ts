@@ -29,11 +29,11 @@ import {
 import type { ServerConfig } from "../config/schema.js";
 import { isSandboxed } from "../config/sandbox.js";
 import { explainLaunchFailure, prepareSandbox, SandboxError, type SandboxSummary } from "../sandbox/index.js";
-import { buildChildEnv, resolveChildCwd } from "./child-env.js";
+import { buildChildEnv, resolveChildCwd } from "./stdio/child-env.js";
 import { SecretMask } from "./secret-mask.js";
-import { findCommand } from "./spawn-plan.js";
+import { findCommand } from "./stdio/spawn-plan.js";
 import { explainingLine, SENSITIVE_NAME_RE, sanitizeLine, sanitizeText, sensitiveEnvValues, summarizeStartupStderr } from "./sanitize.js";
-import { ProcessGroupStdioTransport } from "./stdio-transport.js";
+import { ProcessGroupStdioTransport } from "./stdio/transport.js";
 import { LockedError, NeedsAuthError, type PeerMessage, type RemoteAuth, type RemoteAuthSession, type SecretResolver } from "./types.js";
 import { collapseMcpPrefix } from "../util/errors.js";
 

@@ -18,7 +18,7 @@ import {
   type RequestId,
   type ServerNotification,
 } from "@modelcontextprotocol/sdk/types.js";
-import { isId, isObject, RELATED_TASK } from "../util/jsonrpc.js";
+import { isId, isObject, RELATED_TASK } from "../util/json/jsonrpc.js";
 
 export interface CallParams {
   name: string;

@@ -23,8 +23,8 @@ import {
   type CompleteResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import { isNamespaced } from "../config/schema.js";
-import { canonicalJson } from "../util/canonical-json.js";
-import { nestedTooDeep } from "../util/json-depth.js";
+import { canonicalJson } from "../util/json/canonical.js";
+import { nestedTooDeep } from "../util/json/depth.js";
 import { VERSION } from "../version.js";
 import { callContext, downstreamFailure, runCall } from "./call/index.js";
 import { routeCallsDirectly, type CallHandler } from "./direct-calls.js";

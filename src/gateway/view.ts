@@ -7,7 +7,7 @@ import { catalogRevision } from "../catalog/revision.js";
 import { capabilitySummary } from "../catalog/search/summary.js";
 import type { CatalogEntry } from "../catalog/types.js";
 import { isNamespaced, type Config } from "../config/schema.js";
-import { canonicalJson } from "../util/canonical-json.js";
+import { canonicalJson } from "../util/json/canonical.js";
 import type { Guard } from "../guard/index.js";
 import { managementDefinitions, managementToolFor, type ManagementNaming, type ManagementTool, advertisedName } from "./management.js";
 import { type BudgetReport, buildInstructions, effectivePins, type MountPlan, planMounts, Scope, selectAdvertised } from "./policy/index.js";

@@ -7,7 +7,7 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { Config } from "../../config/schema.js";
 import type { NamePlan } from "../../catalog/names.js";
 import type { CatalogEntry } from "../../catalog/types.js";
-import { byteOrder, canonicalize, canonicalJson } from "../../util/canonical-json.js";
+import { byteOrder, canonicalize, canonicalJson } from "../../util/json/canonical.js";
 import { estimateTokens } from "../../util/units.js";
 import { pinMatches } from "./pins.js";
 
