@@ -40,6 +40,7 @@ export function haproxyConfig(port: number, replicas: number[]): string {
     "  timeout connect 5s",
     "  timeout client 10m",
     "  timeout server 10m",
+    "  timeout check 3s",
     "frontend mcp",
     `  bind 127.0.0.1:${port}`,
     "  default_backend mcphub",
@@ -48,14 +49,14 @@ export function haproxyConfig(port: number, replicas: number[]): string {
     "  stick-table type string len 128 size 100k expire 30m",
     "  stick match req.hdr(mcp-session-id)",
     "  stick store-response res.hdr(mcp-session-id)",
-    // A replica that stops answering /healthz is taken out within a second; a request that
+    // A replica that stops answering /healthz is taken out within two seconds; a request that
     // finds it dead before that (refused, or an empty answer) is tried on another replica.
     "  option httpchk",
     `  http-check send meth GET uri /healthz ver HTTP/1.1 hdr Host 127.0.0.1:${port}`,
     "  retries 2",
     "  retry-on conn-failure empty-response",
     "  option redispatch",
-    ...replicas.map((p, i) => `  server r${i + 1} 127.0.0.1:${p} check inter 500ms fall 1 rise 1`),
+    ...replicas.map((p, i) => `  server r${i + 1} 127.0.0.1:${p} check inter 500ms fall 3 rise 1`),
     "",
   ].join("\n");
 }
