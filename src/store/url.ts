@@ -23,24 +23,24 @@ export function parseStoreUrl(text: string): StoreUrl {
   try {
     u = new URL(text);
   } catch {
-    throw new Error(`store must be a URL such as postgres://mcphub@db.example:5432/mcphub (got ${JSON.stringify(redactStoreUrl(text))})`);
+    throw new Error(`must be a URL such as postgres://mcphub@db.example:5432/mcphub (got ${JSON.stringify(redactStoreUrl(text))})`);
   }
   if (u.protocol !== "postgres:" && u.protocol !== "postgresql:") {
-    throw new Error(`store must be a postgres:// URL (got a ${u.protocol.replace(/:$/, "")}: URL); leave store out to keep the data directory's files`);
+    throw new Error(`must be a postgres:// URL (got a ${u.protocol.replace(/:$/, "")}: URL); leave store out to keep the data directory's files`);
   }
   const user = decodeURIComponent(u.username);
-  if (user === "") throw new Error("store: the URL names no user; write postgres://USER@HOST:PORT/DB");
-  if (u.hostname === "") throw new Error("store: the URL names no host; write postgres://USER@HOST:PORT/DB");
+  if (user === "") throw new Error("the URL names no user; write postgres://USER@HOST:PORT/DB");
+  if (u.hostname === "") throw new Error("the URL names no host; write postgres://USER@HOST:PORT/DB");
   const database = decodeURIComponent(u.pathname.replace(/^\//, ""));
-  if (database === "" || database.includes("/")) throw new Error("store: the URL names no database; write postgres://USER@HOST:PORT/DB");
+  if (database === "" || database.includes("/")) throw new Error("the URL names no database; write postgres://USER@HOST:PORT/DB");
   const port = u.port === "" ? 5432 : Number(u.port);
   const out: StoreUrl = { connection: "", user, host: u.hostname.replace(/^\[|\]$/g, ""), port, database };
   if (u.password !== "") out.password = decodeURIComponent(u.password);
   const queryPassword = u.searchParams.get("password");
   if (queryPassword !== null) {
-    if (out.password !== undefined) throw new Error("store: the URL has a password twice (in USER:PASSWORD@ and in ?password=); keep one");
+    if (out.password !== undefined) throw new Error("the URL has a password twice (in USER:PASSWORD@ and in ?password=); keep one");
     if (!queryPassword.startsWith("vault://")) {
-      throw new Error("store: ?password= takes a vault reference (vault://PROJECT/KEY); a literal password goes in USER:PASSWORD@, or in PGPASSWORD");
+      throw new Error("?password= takes a vault reference (vault://PROJECT/KEY); a literal password goes in USER:PASSWORD@, or in PGPASSWORD");
     }
     out.passwordRef = queryPassword.slice("vault://".length);
     u.searchParams.delete("password");

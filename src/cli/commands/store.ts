@@ -37,7 +37,9 @@ export async function openConfiguredStore(config: Config, env: NodeJS.ProcessEnv
       ...(opts.log ? { log: opts.log } : {}),
     });
   } catch (err) {
-    throw new CliError(`store ${redactStoreUrl(config.store)}: ${err instanceof Error ? err.message : String(err)}`);
+    const why = err instanceof Error ? err.message : String(err);
+    // The store's own errors already say where; others get the (password-free) URL in front.
+    throw new CliError(why.includes(redactStoreUrl(config.store)) ? why : `store ${redactStoreUrl(config.store)}: ${why}`);
   }
 }
 
