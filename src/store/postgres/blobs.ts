@@ -102,6 +102,15 @@ export class PgBlobs implements Blobs {
 
   private reader(st: BlobStat): BlobReader {
     const { db, space } = this;
+    // The chunks fetched last: a page read is far smaller than a chunk, and pages are read in
+    // order, so one fetched chunk serves many reads (without this, paging 10 MB in 64 KiB pages
+    // moved 160 MB out of PostgreSQL).
+    let cached: { off: number; bytes: Buffer }[] = [];
+    const covered = (position: number, end: number) => {
+      let at = position;
+      for (const c of cached) if (c.off <= at && c.off + c.bytes.length > at) at = c.off + c.bytes.length;
+      return at >= end;
+    };
     return {
       version: st.version,
       size: st.size,
@@ -109,13 +118,20 @@ export class PgBlobs implements Blobs {
         if (into.length === 0) return;
         const end = position + into.length;
         if (end > st.size) throw new ShortReadError();
-        const rows = await db.query<{ off: string; bytes: Buffer }>(
-          "SELECT off::text, bytes FROM mcphub_blob_chunks WHERE space = $1 AND key = $2 AND version = $3 AND off < $5 AND off + len > $4 ORDER BY off",
-          [space, st.key, st.version, position, end],
-        );
+        let rows: { off: number; bytes: Buffer }[];
+        if (covered(position, end)) rows = cached;
+        else {
+          const got = await db.query<{ off: string; bytes: Buffer }>(
+            "SELECT off::text, bytes FROM mcphub_blob_chunks WHERE space = $1 AND key = $2 AND version = $3 AND off < $5 AND off + len > $4 ORDER BY off",
+            [space, st.key, st.version, position, end],
+          );
+          rows = got.map((r) => ({ off: Number(r.off), bytes: r.bytes }));
+          cached = rows.slice(-2);
+        }
         let filled = 0;
         for (const r of rows) {
-          const off = Number(r.off);
+          const off = r.off;
+          if (off + r.bytes.length <= position + filled) continue;
           const from = Math.max(position, off);
           const to = Math.min(end, off + r.bytes.length);
           if (from !== position + filled) break;
