@@ -159,7 +159,12 @@ export class Hub {
     this.telemetry = Telemetry.open({ dataDir: opts.dataDir, ...(opts.store ? { store: opts.store } : {}) });
     // The vault is opened in the background: initialize and tools/list never wait for it.
     this.stores = openStores(opts, openOnce).catch((err: unknown) => ({ error: errorText(err) }));
-    this.detached = new DetachedRegistry({ journal: () => this.journal(), log: opts.log, limits: () => this.config.detached });
+    this.detached = new DetachedRegistry({
+      journal: () => this.journal(),
+      log: opts.log,
+      retentionMs: () => this.config.result_retention,
+      limits: () => this.config.detached,
+    });
     this.calls = this.callPorts();
   }
 
@@ -185,6 +190,12 @@ export class Hub {
               ...o.limits,
               ...(o.signal ? { signal: o.signal } : {}),
               ...(o.onProgress ? { onProgress: o.onProgress } : {}),
+              ...(o.task ? { task: o.task } : {}),
+              // The pass-through routes by the downstream's task id; the registry mirrors its status.
+              onTask: (t) => {
+                route.onTask?.(t);
+                o.onTask?.(t);
+              },
             }),
           o.signal,
         ),

@@ -89,6 +89,8 @@ export class AgentView {
         pins: this.pins,
         planOf: (server) => this.catalog.planOf(server),
         resultsUnchanged: receiptBudget(this.config) === undefined,
+        // Every session serves MCP tasks: any mounted tool may be called as one, or plainly.
+        taskSupport: "optional",
         bareName: (e) => {
           const m = this.toolMounts().byPublished.get(e.wire);
           return m !== undefined && m.item.namespaced === e.namespaced ? e.wire : undefined;

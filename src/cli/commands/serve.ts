@@ -3,8 +3,7 @@ import type { Command } from "commander";
 import { dataDir, loadConfig, parseListen, DEFAULT_LISTEN } from "../../config/index.js";
 import type { Config } from "../../config/index.js";
 import type { Store } from "../../store/index.js";
-import { stderrLogger, type Logger } from "../../util/log.js";
-import { timestamper } from "../../util/log-time.js";
+import { stderrLogger, timestamper, type Logger } from "../../util/log.js";
 import { CliError, type CliIO } from "../context.js";
 import { harnessFiles } from "../harness-files.js";
 
