@@ -4,6 +4,7 @@
 // has one hub and a view per agent, so every agent shares the same connections. The hub decides
 // which servers start now and which on first use, waits (bounded) for servers discovery still
 // needs, and applies a reloaded config as a diff.
+import type { Store } from "../store/index.js";
 import { loginCommand } from "../auth/command.js";
 import { OAuthManager } from "../auth/manager.js";
 import { makeListing } from "../catalog/cache/listing.js";
@@ -43,6 +44,8 @@ export interface HubOptions {
   configPath?: string;
   /** A stdio gateway: exactly one upstream session, which owns every downstream connection. */
   singleSession?: boolean;
+  /** The shared state (PostgreSQL in team mode); absent, the data directory's files. */
+  store?: Store;
   /** Every known harness's config file (the CLI owns the harness registry): hidden from sandboxes. */
   harnessFiles?: readonly string[];
 }
@@ -88,12 +91,12 @@ export class Hub {
     const { config } = opts;
     this.current = config;
     this.catalog = new Catalog(serverMeta(config));
-    this.cache = new CatalogCache(opts.dataDir);
+    this.cache = new CatalogCache(opts.store ?? opts.dataDir);
     // One keyring for every store: with a passphrase, scrypt runs once per process, not per store.
     let keyring: Promise<Keyring> | undefined;
     const openOnce = () => {
       if (!keyring) {
-        const opening = openKeyring(opts.dataDir, opts.env);
+        const opening = openKeyring(opts.dataDir, opts.env, opts.store);
         // A locked vault may be unlocked later: do not cache the failure.
         opening.catch(() => {
           if (keyring === opening) keyring = undefined;
@@ -104,7 +107,7 @@ export class Hub {
     };
     const secrets: SecretResolver = new VaultSecretResolver({ dataDir: opts.dataDir, env: opts.env, keyring: openOnce });
     const log = (level: "info" | "warn" | "error", msg: string) => opts.log[level](msg);
-    this.auth = new OAuthManager({ dataDir: opts.dataDir, env: opts.env, keyring: openOnce, secrets, log, ...(opts.configPath ? { configPath: opts.configPath } : {}) });
+    this.auth = new OAuthManager({ dataDir: opts.dataDir, env: opts.env, keyring: openOnce, secrets, log, ...(opts.store ? { store: opts.store } : {}), ...(opts.configPath ? { configPath: opts.configPath } : {}) });
     // A getter, so the pass-through reads the config in force after a reload.
     const configNow = () => this.config;
     this.passthrough = new Passthrough({
@@ -147,13 +150,13 @@ export class Hub {
       this.catalog.onChange((server) => semantic.updateServer(server, this.catalog.hasServer(server) ? this.catalog.entriesOf(server) : undefined));
     }
     // Before the cached listings are loaded, so their definitions are pinned at first sight too.
-    this.guard = new Guard({ config: () => this.config, catalog: this.catalog, dataDir: opts.dataDir, telemetry: () => this.telemetry, log: opts.log });
+    this.guard = new Guard({ config: () => this.config, catalog: this.catalog, dataDir: opts.dataDir, ...(opts.store ? { store: opts.store } : {}), telemetry: () => this.telemetry, log: opts.log });
     this.guard.watch();
     // Cached listings before anything answers (and after every catalogue listener is in place),
     // so every discovery surface works before any downstream runs.
     this.cache.prune(new Set(Object.keys(config.servers)));
     for (const name of this.startable()) this.loadCached(name);
-    this.telemetry = Telemetry.open({ dataDir: opts.dataDir });
+    this.telemetry = Telemetry.open({ dataDir: opts.dataDir, ...(opts.store ? { store: opts.store } : {}) });
     // The vault is opened in the background: initialize and tools/list never wait for it.
     this.stores = openStores(opts, openOnce).catch((err: unknown) => ({ error: errorText(err) }));
     this.detached = new DetachedRegistry({
@@ -515,15 +518,16 @@ export function settingChanges(prev: Config, next: Config): { settings: string[]
   }
   // The listener address is bound once; the stores were opened with the old retention; the
   // semantic search (search.embeddings) is built with the hub.
-  const needsRestart = settings.filter((k) => k === "listen" || k === "result_retention" || k === "search");
+  const needsRestart = settings.filter((k) => k === "listen" || k === "result_retention" || k === "search" || k === "store" || k === "allowed_hosts");
   return { settings: settings.sort(), needsRestart };
 }
 
 async function openStores(opts: HubOptions, keyring: () => Promise<Keyring>) {
   const retentionMs = opts.config.result_retention;
   const ring = await keyring();
-  const results = await ResultStore.open({ dataDir: opts.dataDir, retentionMs, env: opts.env, keyring: ring });
-  const journal = await DetachedJournal.open({ dataDir: opts.dataDir, retentionMs, env: opts.env, keyring: ring });
+  const store = opts.store ? { store: opts.store } : {};
+  const results = await ResultStore.open({ dataDir: opts.dataDir, retentionMs, env: opts.env, keyring: ring, ...store });
+  const journal = await DetachedJournal.open({ dataDir: opts.dataDir, retentionMs, env: opts.env, keyring: ring, ...store });
   return { results, journal };
 }
 

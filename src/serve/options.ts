@@ -1,6 +1,7 @@
 // What every front door is started with: the validated config (and its file, followed for hot
 // reload), the data directory, the environment, the agent whose scope it serves, and the logger.
 import type { Config } from "../config/schema.js";
+import type { Store } from "../store/index.js";
 import type { Logger } from "../util/log.js";
 
 export interface ServeOptions {
@@ -11,6 +12,8 @@ export interface ServeOptions {
   log: Logger;
   /** The config file: followed for hot reload, and named in the sign-in command a needs_auth server shows. */
   configPath?: string;
+  /** The shared state (PostgreSQL in team mode); absent, the data directory's files. */
+  store?: Store;
   /** Every known harness's config file (from the CLI's harness registry): sandboxed servers never see them. */
   harnessFiles?: readonly string[];
 }

@@ -1,18 +1,18 @@
 // The detached-call journal: one small encrypted record per detached call (a `detach: true` call,
-// an MCP task, a plain call of a tool that must run as a task) under vault/detached/, rewritten
-// atomically as the call moves pending → done | failed | cancelled. Any gateway process of the
-// same user can read it, so a finished result survives a restart. The owner {pid, instance} lets
-// a reader tell a pending call whose gateway died (it will never finish) from a live one. The
-// task fields (origin, ttl, pollInterval, updated, statusMessage, downstreamTask) are optional:
-// records written by older versions still read, and keep their old expiry rule.
-import { stat, unlink } from "node:fs/promises";
-import { join } from "node:path";
+// an MCP task, a plain call of a tool that must run as a task) in the store's `detached` space
+// (vault/detached/<callId>.rec on the files, a row in PostgreSQL), rewritten atomically as the call
+// moves pending → done | failed | cancelled. Any gateway process (and, on a shared store, any
+// replica) can read it, so a finished result survives a restart and is pollable everywhere. The
+// owner {pid, instance} lets a reader tell a pending call whose gateway died (it will never finish)
+// from a live one: by pid on the files, by the replica's heartbeat in PostgreSQL (the store's
+// ownerAlive). The task fields (origin, ttl, pollInterval, updated, statusMessage, downstreamTask)
+// are optional: records written by older versions still read, and keep their old expiry rule.
 import { z } from "zod";
+import { FileDocs, storeOf, type Docs, type Owner, type Store } from "../store/index.js";
 import { deriveKey } from "./crypto.js";
 import { VaultTamperedError } from "./errors.js";
-import { STALE_TEMP_MS, ensurePrivateDir, isErrno, isPidAlive, listDir } from "./fsutil.js";
-import { openKeyring, vaultPaths, type Keyring } from "./keys.js";
-import { SealedFileError, readSealedFile, writeSealedFile } from "./sealedfile.js";
+import { openKeyring, type Keyring } from "./keys.js";
+import { SealedFileError, openSealedBytes, sealBytes } from "./sealedfile.js";
 
 /** How a journaled call was started. */
 export const DETACHED_ORIGINS = ["detach", "task", "auto"] as const;
@@ -89,6 +89,8 @@ const CALL_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
 export interface DetachedJournalOptions {
   dataDir: string;
+  /** Where the records are kept (default: the data directory's files). */
+  store?: Store;
   retentionMs: number;
   env?: NodeJS.ProcessEnv;
   /** An already-opened keyring (saves a second scrypt run). */
@@ -96,19 +98,23 @@ export interface DetachedJournalOptions {
 }
 
 export class DetachedJournal {
+  private readonly docs: Docs;
+
   private constructor(
     private readonly key: Buffer,
-    private readonly dir: string,
+    private readonly store: Store,
     private readonly retentionMs: number,
-  ) {}
+  ) {
+    this.docs = store.docs("detached");
+  }
 
   static async open(opts: DetachedJournalOptions): Promise<DetachedJournal> {
     if (!Number.isFinite(opts.retentionMs) || opts.retentionMs <= 0) {
       throw new Error(`result retention must be a positive duration, got ${opts.retentionMs} ms`);
     }
-    const keyring = opts.keyring ?? (await openKeyring(opts.dataDir, opts.env ?? process.env));
-    const journal = new DetachedJournal(deriveKey(keyring.dataKey, "mcphub detached v1"), vaultPaths(opts.dataDir).detached, opts.retentionMs);
-    await ensurePrivateDir(journal.dir);
+    const keyring = opts.keyring ?? (await openKeyring(opts.dataDir, opts.env ?? process.env, opts.store));
+    const journal = new DetachedJournal(deriveKey(keyring.dataKey, "mcphub detached v1"), storeOf(opts.store ?? opts.dataDir), opts.retentionMs);
+    if (journal.docs instanceof FileDocs) await journal.docs.ensureDir();
     await journal.prune();
     return journal;
   }
@@ -117,43 +123,44 @@ export class DetachedJournal {
   async write(rec: DetachedRecord): Promise<void> {
     if (!CALL_ID.test(rec.callId)) throw new Error(`invalid callId ${JSON.stringify(rec.callId.slice(0, 40))}`);
     const parsed = RecordSchema.parse(rec);
-    await writeSealedFile(this.pathFor(rec.callId), this.key, MAGIC, rec.callId, Buffer.from(JSON.stringify(parsed), "utf8"));
+    // This process runs the call: its replica's heartbeat vouches for the pending record.
+    if (rec.owner.pid === process.pid) this.store.claim(rec.owner.instance);
+    await this.docs.put(rec.callId, sealBytes(this.key, MAGIC, rec.callId, Buffer.from(JSON.stringify(parsed), "utf8")));
   }
 
   /** The record, or undefined when unknown or expired (a finished record expires `retentionMs`
-   *  after it finished). Throws VaultTamperedError when the file is not authentic. */
+   *  after it finished). Throws VaultTamperedError when the record is not authentic. */
   async get(callId: string, now: number = Date.now()): Promise<DetachedRecord | undefined> {
     const rec = await this.readRecord(callId);
     if (!rec) return undefined;
-    return this.isExpired(rec, now) ? undefined : rec;
+    return (await this.isExpired(rec, now)) ? undefined : rec;
+  }
+
+  /**
+   * Whether the gateway process that runs a pending call is alive and is not this one (`other`):
+   * the poll of a call this process does not run says pending only then.
+   */
+  async ownerRunsElsewhere(owner: Owner, mine: string): Promise<boolean> {
+    if (this.store.kind === "files") return owner.pid !== process.pid && (await this.store.ownerAlive(owner));
+    return owner.instance !== mine && (await this.store.ownerAlive(owner));
   }
 
   /** Removes expired records: finished ones past retention, and pending ones past retention
    *  whose owning process is gone (they can never finish). Returns how many went. */
   async prune(now: number = Date.now()): Promise<number> {
-    const names = await listDir(this.dir);
+    await this.docs.sweep();
     let removed = 0;
-    for (const name of names) {
-      const path = join(this.dir, name);
+    for (const { key } of await this.docs.list()) {
       let drop = false;
-      if (name.endsWith(".tmp")) {
-        drop = await olderThan(path, now - STALE_TEMP_MS);
-      } else if (name.endsWith(".rec")) {
-        try {
-          const rec = await this.readRecord(name.slice(0, -".rec".length));
-          drop = rec !== undefined && this.isExpired(rec, now);
-        } catch (err) {
-          if (!(err instanceof VaultTamperedError)) throw err;
-          drop = await olderThan(path, now - this.retentionMs);
-        }
-      }
-      if (!drop) continue;
       try {
-        await unlink(path);
-        if (name.endsWith(".rec")) removed++;
+        const rec = await this.readRecord(key);
+        drop = rec !== undefined && (await this.isExpired(rec, now));
       } catch (err) {
-        if (!isErrno(err, "ENOENT")) throw err;
+        if (!(err instanceof VaultTamperedError)) throw err;
+        if (await this.docs.removeIfOlder(key, now - this.retentionMs)) removed++;
+        continue;
       }
+      if (drop && (await this.docs.remove(key))) removed++;
     }
     return removed;
   }
@@ -170,10 +177,9 @@ export class DetachedJournal {
    */
   async list(agent?: string, now: number = Date.now()): Promise<DetachedRecord[]> {
     const out: DetachedRecord[] = [];
-    for (const name of await listDir(this.dir)) {
-      if (!name.endsWith(".rec")) continue;
+    for (const { key } of await this.docs.list()) {
       try {
-        const rec = await this.get(name.slice(0, -".rec".length), now);
+        const rec = await this.get(key, now);
         if (rec && (agent === undefined || rec.agent === agent)) out.push(rec);
       } catch (err) {
         if (!(err instanceof VaultTamperedError)) throw err;
@@ -189,40 +195,29 @@ export class DetachedJournal {
    * one (older records): finished ones go `retentionMs` after finishing, pending ones
    * `retentionMs` after starting once their owner is gone.
    */
-  private isExpired(rec: DetachedRecord, now: number): boolean {
+  private async isExpired(rec: DetachedRecord, now: number): Promise<boolean> {
     if (rec.ttl === undefined) {
       if (rec.state !== "pending") return rec.finished + this.retentionMs <= now;
-      return rec.started + this.retentionMs <= now && !isPidAlive(rec.owner.pid);
+      return rec.started + this.retentionMs <= now && !(await this.store.ownerAlive(rec.owner));
     }
     const end = rec.started + rec.ttl;
-    if (rec.state === "pending") return end <= now && !isPidAlive(rec.owner.pid);
+    if (rec.state === "pending") return end <= now && !(await this.store.ownerAlive(rec.owner));
     return Math.max(end, rec.finished + FINISHED_GRACE_MS) <= now;
-  }
-
-  private pathFor(callId: string): string {
-    return join(this.dir, `${callId}.rec`);
   }
 
   private async readRecord(callId: string): Promise<DetachedRecord | undefined> {
     if (!CALL_ID.test(callId)) return undefined;
-    let plain: Buffer | undefined;
+    const entry = await this.docs.get(callId);
+    if (!entry) return undefined;
+    let plain: Buffer;
     try {
-      plain = await readSealedFile(this.pathFor(callId), this.key, MAGIC, callId);
+      plain = openSealedBytes(entry.bytes, this.key, MAGIC, callId);
     } catch (err) {
       if (err instanceof SealedFileError) throw new VaultTamperedError(`detached record ${callId} failed authentication (${err.message})`);
       throw err;
     }
-    if (!plain) return undefined;
     const parsed = RecordSchema.safeParse(JSON.parse(plain.toString("utf8")));
     if (!parsed.success) throw new VaultTamperedError(`detached record ${callId} is malformed`);
     return parsed.data;
-  }
-}
-
-async function olderThan(path: string, cutoff: number): Promise<boolean> {
-  try {
-    return (await stat(path)).mtimeMs <= cutoff;
-  } catch {
-    return false;
   }
 }

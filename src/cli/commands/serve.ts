@@ -1,7 +1,9 @@
 // `mcphub mcp serve` (stdio, or HTTP with --listen) and `mcphub up` (the shared HTTP daemon).
 import type { Command } from "commander";
 import { dataDir, loadConfig, parseListen, DEFAULT_LISTEN } from "../../config/index.js";
-import { stderrLogger, timestamper } from "../../util/log.js";
+import type { Config } from "../../config/index.js";
+import type { Store } from "../../store/index.js";
+import { stderrLogger, timestamper, type Logger } from "../../util/log.js";
 import { CliError, type CliIO } from "../context.js";
 import { harnessFiles } from "../harness-files.js";
 
@@ -25,15 +27,20 @@ export function registerServe(program: Command, io: CliIO): void {
       const env = process.env;
       if (opts.listen !== undefined) {
         const stamp = timestamper(env);
+        const log = stderrLogger(env, "mcphub", stamp);
+        const store = await sharedStore(loaded.config, env, log);
         const { serveHttp } = await import("../../serve/http/index.js");
-        await serveHttp({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log: stderrLogger(env, "mcphub", stamp), harnessFiles: harnessFiles(env), listen: listenOf(opts.listen), io: stamped(io, stamp), ...(opts.agent ? { agent: opts.agent } : {}) });
+        await serveHttp({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, harnessFiles: harnessFiles(env), listen: listenOf(opts.listen), io: stamped(io, stamp), ...store, ...(opts.agent ? { agent: opts.agent } : {}) });
+        await store.store?.close();
         exitSoon();
         return;
       }
       const log = stderrLogger(env);
       // Loaded on demand: `mcphub list` and friends should not pay for the gateway's imports.
       const { serveStdio } = await import("../../serve/stdio/index.js");
-      await serveStdio({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, harnessFiles: harnessFiles(env), ...(opts.agent ? { agent: opts.agent } : {}) });
+      const store = await sharedStore(loaded.config, env, log);
+      await serveStdio({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, harnessFiles: harnessFiles(env), ...store, ...(opts.agent ? { agent: opts.agent } : {}) });
+      await store.store?.close();
       exitSoon();
     });
 
@@ -48,10 +55,22 @@ export function registerServe(program: Command, io: CliIO): void {
       const env = process.env;
       const stamp = timestamper(env);
       const listen = listenOf(opts.listen ?? loaded.config.listen ?? DEFAULT_LISTEN);
+      const log = stderrLogger(env, "mcphub", stamp);
+      const store = await sharedStore(loaded.config, env, log);
       const { serveHttp } = await import("../../serve/http/index.js");
-      await serveHttp({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log: stderrLogger(env, "mcphub", stamp), harnessFiles: harnessFiles(env), listen, io: stamped(io, stamp) });
+      await serveHttp({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, harnessFiles: harnessFiles(env), listen, io: stamped(io, stamp), ...store });
+      await store.store?.close();
       exitSoon();
     });
+}
+
+/** The PostgreSQL store when the config names one (connected, migrated, followed); else nothing. */
+async function sharedStore(config: Config, env: NodeJS.ProcessEnv, log: Logger): Promise<{ store?: Store }> {
+  if (config.store === undefined) return {};
+  const { openConfiguredStore } = await import("./store.js");
+  const store = await openConfiguredStore(config, env, { follow: true, log: (level, msg) => log[level](msg) });
+  log.info(`store: shared state in ${store.where}`);
+  return { store };
 }
 
 /**

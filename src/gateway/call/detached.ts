@@ -349,7 +349,7 @@ export class DetachedRegistry implements DetachedCalls, TaskSource {
       case "pending":
         break;
     }
-    if (this.runsElsewhere(rec)) return { doc: pending(callId, rec.namespaced, Date.now() - rec.started, "working", rec.statusMessage) };
+    if (await this.runsElsewhere(rec)) return { doc: pending(callId, rec.namespaced, Date.now() - rec.started, "working", rec.statusMessage) };
     return {
       doc: unknown(
         callId,
@@ -365,7 +365,7 @@ export class DetachedRegistry implements DetachedCalls, TaskSource {
     if (e) return this.mine(view, e.entry.server, e.entry.wire, e.entry.namespaced, e.owner) ? toTask(stateOf(e), Date.now()) : undefined;
     const rec = await this.record(taskId).catch(() => undefined);
     if (!rec || !this.mine(view, rec.server, rec.tool, rec.namespaced, rec.agent)) return undefined;
-    return toTask(recordState(rec, this.runsElsewhere(rec), { ttl: this.deps.retentionMs() }), Date.now());
+    return toTask(recordState(rec, await this.runsElsewhere(rec), { ttl: this.deps.retentionMs() }), Date.now());
   }
 
   async result(view: AgentView, taskId: string): Promise<Result> {
@@ -381,7 +381,7 @@ export class DetachedRegistry implements DetachedCalls, TaskSource {
     }
     const rec = await this.record(taskId).catch(() => undefined);
     if (!rec || !this.mine(view, rec.server, rec.tool, rec.namespaced, rec.agent)) throw new McpError(ErrorCode.InvalidParams, TASK_NOT_FOUND);
-    const answer = recordResult(rec, this.runsElsewhere(rec));
+    const answer = recordResult(rec, await this.runsElsewhere(rec));
     if (!answer) throw new McpError(ErrorCode.InvalidRequest, "the task has not finished yet");
     if ("error" in answer) throw answer.error;
     return answer.result;
@@ -398,7 +398,7 @@ export class DetachedRegistry implements DetachedCalls, TaskSource {
     const records = (await journal?.list(view.owner).catch(() => [])) ?? [];
     for (const rec of records) {
       if (tasks.has(rec.callId) || !this.mine(view, rec.server, rec.tool, rec.namespaced, rec.agent)) continue;
-      tasks.set(rec.callId, toTask(recordState(rec, this.runsElsewhere(rec), { ttl: this.deps.retentionMs() }), now));
+      tasks.set(rec.callId, toTask(recordState(rec, await this.runsElsewhere(rec), { ttl: this.deps.retentionMs() }), now));
     }
     const all = [...tasks.values()].sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.taskId < b.taskId ? -1 : 1));
     let start = 0;
@@ -457,8 +457,15 @@ export class DetachedRegistry implements DetachedCalls, TaskSource {
   }
 
   /** A pending record whose owner is another live gateway (sharing the data dir). */
-  private runsElsewhere(rec: DetachedRecord): boolean {
-    return rec.state === "pending" && rec.owner.pid !== process.pid && processAlive(rec.owner.pid);
+  /**
+   * Whether another gateway process (or, on a shared store, another replica) runs this pending
+   * call and is alive: it will journal the outcome. By pid on the files, by heartbeat in PostgreSQL.
+   */
+  private async runsElsewhere(rec: DetachedRecord): Promise<boolean> {
+    if (rec.state !== "pending") return false;
+    const journal = await this.deps.journal().catch(() => undefined);
+    if (journal) return journal.ownerRunsElsewhere(rec.owner, this.instance).catch(() => false);
+    return rec.owner.pid !== process.pid && processAlive(rec.owner.pid);
   }
 
   private mine(view: AgentView, server: string, wire: string, namespaced: string, owner: string): boolean {
