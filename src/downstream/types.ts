@@ -17,6 +17,9 @@ export const DOWNSTREAM_CLIENT_CAPABILITIES: ClientCapabilities = {
   sampling: { context: {}, tools: {} },
   elicitation: { form: {}, url: {} },
   roots: { listChanged: true },
+  // Tasks: a downstream may ask for sampling or elicitation as a task, with mcphub as the receiver
+  // (gateway/passthrough/client-tasks.ts), whatever the upstream client supports.
+  tasks: { list: {}, cancel: {}, requests: { sampling: { createMessage: {} }, elicitation: { create: {} } } },
 };
 
 /**
