@@ -38,9 +38,11 @@ import {
   loadCatalog,
   loadExampleCatalog,
   loadQueries,
+  loadEverydayRequests,
   loadRequests,
   uniqueEntries,
   type Half,
+  type RequestLine,
 } from "./bench-data.js";
 import { gatewaySearcher } from "./gateway-search.js";
 import { hybridMethod, rrfMethod } from "./hybrid-fixture.js";
@@ -236,10 +238,8 @@ async function main(): Promise<void> {
     groups: groupsOf(q),
   }));
   const requests = loadRequests();
-  const natural = (catalog: "live" | "example"): Labelled[] =>
-    requests
-      .filter((r) => r.catalog === catalog)
-      .map((r) => ({ id: r.id, query: r.query, half: r.half, groups: r.expected.length > 0 ? [r.expected] : [] }));
+  const labelled = (r: RequestLine): Labelled => ({ id: r.id, query: r.query, half: r.half, groups: r.expected.length > 0 ? [r.expected] : [] });
+  const natural = (catalog: "live" | "example"): Labelled[] => requests.filter((r) => r.catalog === catalog).map(labelled);
 
   const setups: Setup[] = [
     { set: "LiveMCPBench tasks", catalogue: "LiveMCPBench", entries: liveEntries, queries: tasks },
@@ -247,6 +247,7 @@ async function main(): Promise<void> {
     { set: "natural requests", catalogue: "LiveMCPBench", entries: liveEntries, queries: natural("live") },
     { set: "natural requests", catalogue: "+ MCP-Zero", entries: withDistractors, queries: natural("live") },
     { set: "example requests", catalogue: "example config", entries: exampleEntries, queries: natural("example") },
+    { set: "everyday requests", catalogue: "example config", entries: exampleEntries, queries: loadEverydayRequests().map(labelled) },
   ];
   const methods: Method[] = [bm25, minisearch, lexical, hybridMethod(), rrfMethod()].filter((m) => !only || m.name.startsWith(only));
 
