@@ -6,6 +6,7 @@
 //
 //   npx tsx bench/retrieval.ts                 # every set, every method
 //   npx tsx bench/retrieval.ts --via-gateway   # also mcphub_search_tools through a real gateway
+//   npx tsx bench/retrieval.ts --tune --method lexical   # the tune half of one method (for tuning)
 //
 // Sets: LiveMCPBench's 95 tasks (long, multi-step) and our own short natural requests
 // (bench/data/requests), over LiveMCPBench's catalogue, over LiveMCPBench + MCP-Zero distractors,
@@ -223,6 +224,8 @@ interface Setup {
 
 async function main(): Promise<void> {
   const viaGateway = process.argv.includes("--via-gateway");
+  // --tune: the tune half only (what tuning may look at; the check half is for the report).
+  const halves: Half[] = process.argv.includes("--tune") ? ["tune"] : ["tune", "check"];
   const only = process.argv.includes("--method") ? process.argv[process.argv.indexOf("--method") + 1] : undefined;
   const livePath = join(BENCH_DATA, "livemcpbench", "catalog.jsonl");
   const live = loadCatalog(livePath);
@@ -257,7 +260,7 @@ async function main(): Promise<void> {
     for (const s of setups) {
       for (const m of methods) {
         const search = await m.build(s.entries);
-        for (const half of ["tune", "check"] as const) {
+        for (const half of halves) {
           const qs = s.queries.filter((q) => q.half === half);
           const r = await evaluate(search, qs);
           rows.push([s.set, s.catalogue, String(s.entries.length), half, String(r.n), m.name, f3(r.hit1), f3(r.hit5), f3(r.r5), f3(r.mrr), f3(r.confShare), r.confShare === undefined ? "—" : `${f3(r.confPrecision)} (${r.confident})`]);

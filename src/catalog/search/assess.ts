@@ -89,6 +89,14 @@ export interface AssessRules {
   serverHeldMin: number;
   otherServerGap: number;
   siblingGap: number;
+  /** Count coverage over the words the catalogue holds somewhere only (names and values left out). */
+  knownOnly: boolean;
+  /** The tool's own text must hold a content word at least this well (0 = no such rule). */
+  toolWord: number;
+  /** The sibling lead compares the tools' own evidence (RankedMatch.own), not their whole scores. */
+  siblingOwn: boolean;
+  /** The server rule reads the server's own metadata only, not the names of its tools. */
+  serverMeta: boolean;
 }
 export const ASSESS_RULES: Readonly<AssessRules> = {
   weakScore: WEAK_SCORE,
@@ -96,6 +104,10 @@ export const ASSESS_RULES: Readonly<AssessRules> = {
   serverHeldMin: SERVER_HELD_MIN,
   otherServerGap: OTHER_SERVER_GAP,
   siblingGap: SIBLING_GAP,
+  knownOnly: false,
+  toolWord: 0,
+  siblingOwn: false,
+  serverMeta: false,
 };
 
 /** What the ranking alone does not know. */
@@ -108,14 +120,25 @@ export interface AssessOptions {
   queryTruncated?: boolean;
 }
 
+function lead(top: number, next: number): number {
+  return top > 0 ? (top - next) / top : 0;
+}
+
 /** The share of the query's content words the match holds, and whether it holds them all. */
-export function contentCoverage(evidence: readonly ConceptEvidence[] | undefined): { share: number; content: number; generic: boolean; serverHeld: number } {
-  if (!evidence || evidence.length === 0) return { share: 0, content: 0, generic: false, serverHeld: 0 };
-  const content = evidence.filter((e) => !isGenericStem(e.stem));
-  if (content.length === 0) return { share: 0, content: 0, generic: true, serverHeld: 0 };
+export function contentCoverage(
+  evidence: readonly ConceptEvidence[] | undefined,
+  knownOnly = false,
+  serverMeta = false,
+): { share: number; content: number; generic: boolean; serverHeld: number; toolBest: number } {
+  if (!evidence || evidence.length === 0) return { share: 0, content: 0, generic: false, serverHeld: 0, toolBest: 0 };
+  const all = evidence.filter((e) => !isGenericStem(e.stem));
+  if (all.length === 0) return { share: 0, content: 0, generic: true, serverHeld: 0, toolBest: 0 };
+  const known = knownOnly ? all.filter((e) => e.known) : all;
+  const content = known.length > 0 ? known : all;
   const held = content.filter((e) => Math.max(e.tool, e.server) >= HELD_WEIGHT).length;
-  const serverHeld = content.filter((e) => e.server >= HELD_WEIGHT).length;
-  return { share: held / content.length, content: content.length, generic: false, serverHeld };
+  const serverHeld = content.filter((e) => (serverMeta ? e.meta : e.server) >= HELD_WEIGHT).length;
+  const toolBest = Math.max(0, ...content.map((e) => e.tool));
+  return { share: held / content.length, content: content.length, generic: false, serverHeld, toolBest };
 }
 
 /**
@@ -139,17 +162,18 @@ export function assessRoute(matches: readonly RankedMatch[], termCount: number, 
 
   const server = top.entry.server;
   const otherBest = matches.find((m) => m.entry.server !== server)?.score ?? 0;
-  const siblingBest = matches.find((m, i) => i > 0 && m.entry.server === server)?.score ?? 0;
+  const sibling = matches.find((m, i) => i > 0 && m.entry.server === server);
   const otherLead = top.score > 0 ? (top.score - otherBest) / top.score : 0;
-  const siblingLead = top.score > 0 ? (top.score - siblingBest) / top.score : 0;
-  const coverage = contentCoverage(top.evidence);
+  const siblingLead = rules.siblingOwn && top.own !== undefined ? lead(top.own, sibling?.own ?? 0) : lead(top.score, sibling?.score ?? 0);
+  const coverage = contentCoverage(top.evidence, rules.knownOnly, rules.serverMeta);
 
   const tie = !single && gap === 0;
   const close = !tie && (otherLead < rules.otherServerGap || siblingLead < rules.siblingGap);
   // A server that holds none of the request's content words is weak evidence for its tool however
   // well the tool's own words match: the same reason code (reformulate with capability words).
   const serverDisagrees = top.serverTools !== 1 && coverage.serverHeld < rules.serverHeldMin;
-  const weak = top.score < rules.weakScore || coverage.share < rules.coverage || serverDisagrees;
+  const toolSilent = rules.toolWord > 0 && coverage.toolBest < rules.toolWord;
+  const weak = top.score < rules.weakScore || coverage.share < rules.coverage || serverDisagrees || toolSilent;
   const low = termCount >= 8 && mf < 0.25;
   const pending = (opts.pendingServers ?? 0) > 0;
   const truncated = opts.queryTruncated === true;

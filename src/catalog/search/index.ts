@@ -16,6 +16,8 @@ import { foldText, indexTerms, searchTerms, type Term } from "./tokenize.js";
 import { truncateUtf8 } from "../../util/text.js";
 import { Vocabulary } from "./vocabulary.js";
 import { addTo, removeFrom } from "../../util/multimap.js";
+import { ActionIndex, queryActions, toolActions } from "./signals/action.js";
+import { isDeprecated } from "./signals/deprecated.js";
 
 export interface RankedMatch {
   entry: CatalogEntry;
@@ -25,6 +27,11 @@ export interface RankedMatch {
   evidence?: ConceptEvidence[];
   /** How many tools the match's server has in the index (with `explain`; resolve's server-agreement rule reads it). */
   serverTools?: number;
+  /**
+   * The part of `score` that comes from the tool's own fields (with `explain`): what sets it apart
+   * from the tools of its server, which share the server's part.
+   */
+  own?: number;
 }
 
 /**
@@ -38,6 +45,8 @@ export interface ConceptEvidence {
   stem: string;
   tool: number;
   server: number;
+  /** Like `server`, in the server's own metadata only (not the names of its tools). */
+  meta: number;
   /** Whether the catalogue holds the concept's own word anywhere (else it is likely a name or a value). */
   known: boolean;
 }
@@ -45,6 +54,16 @@ export interface ConceptEvidence {
 export interface SearchOptions {
   maxHits?: number;
   filter?: (e: CatalogEntry) => boolean;
+  /** Entries that win ties (pinned tools): between two equal scores, a preferred one first. Never more. */
+  prefer?: (e: CatalogEntry) => boolean;
+}
+
+/** What rank() takes: the result size and the options of search(). */
+export interface RankOptions {
+  limit: number;
+  filter?: (e: CatalogEntry) => boolean;
+  prefer?: (e: CatalogEntry) => boolean;
+  explain?: boolean;
 }
 
 /** A ranking cut to `limit` matches, with the number of matches there were in all. */
@@ -75,7 +94,22 @@ export const SCORER = {
   phraseMaxBytes: 256,
   /** Prefix expansions per query term (the shortest, then alphabetical: deterministic). */
   maxPrefixExpansions: 8,
-} as const;
+  /**
+   * How much action agreement moves a tool's score: × (1 + actionWeight × agreement), agreement in
+   * [−1, 1] (signals/action.ts). It is what tells the tools of one server apart when the request
+   * matches their server's text alike.
+   */
+  actionWeight: 0.3,
+  /** A tool that declares itself deprecated scores this share of what it would (signals/deprecated.ts). */
+  deprecatedWeight: 0.5,
+  /**
+   * Name coverage: × (1 + nameWeight × c), c the IDF-weighted share of the tool name's words the
+   * request reaches (at each word's best variant weight). Between siblings that match a request
+   * alike, the one whose name the request says more of comes first ("read media file" for "read
+   * the media file"), and a name with words the request never says ("multiple") comes later.
+   */
+  nameWeight: 0.4,
+};
 
 /**
  * A posting list whose weighted IDF is below this can add at most ~1 point (0.05 × 2.2 × 10) to
@@ -94,6 +128,10 @@ const PHRASE = { exactName: 40, exactTitle: 30, inName: 22, inTitle: 18, inText:
 interface Doc {
   entry: CatalogEntry;
   terms: string[];
+  /** Verb lemmas of what the tool does (signals/action.ts). */
+  actions: string[];
+  /** The distinct stems of the tool's public name (what the name coverage factor weighs). */
+  nameStems: string[];
   /** `terms` as a set, built on first use (only resolve's explanation needs it). */
   termSet?: Set<string>;
   /** Name, title and text in phrase form; computed on first use (only some queries need them). */
@@ -113,6 +151,8 @@ interface ServerDoc {
   docIds: number[];
   terms: string[];
   termSet?: Set<string>;
+  /** The terms of the server's own metadata (name, tags, use_when, description), not its tools' names. */
+  metaTerms: Set<string>;
 }
 
 /** Folds and turns identifier separators into spaces, for whole-phrase comparisons. */
@@ -204,6 +244,11 @@ export class SearchIndex {
   private readonly variantCache = new Map<string, Variant[]>();
   /** Per-query score buffers, reused across queries (each query zeroes what it touched). */
   private readonly scratch = new Scratch();
+  /** The tools' actions, for action agreement. */
+  private readonly actions = new ActionIndex();
+  /** 1 for a tool that declares itself deprecated (its score is scaled by SCORER.deprecatedWeight). */
+  private docDeprecated = new Uint8Array(0);
+
 
   size(): number {
     return this.docCount;
@@ -219,16 +264,26 @@ export class SearchIndex {
     for (const entry of entries) {
       const id = this.freeDocIds.pop() ?? this.docs.length;
       if (id >= this.docServer.length) {
-        const grown = new Int32Array(Math.max(1024, (id + 1) * 2));
+        const size = Math.max(1024, (id + 1) * 2);
+        const grown = new Int32Array(size);
         grown.set(this.docServer);
         this.docServer = grown;
+        const deprecated = new Uint8Array(size);
+        deprecated.set(this.docDeprecated);
+        this.docDeprecated = deprecated;
       }
       this.docServer[id] = sid;
       const tf = weightedTf(entry, TOOL_FIELDS);
+      const actions = toolActions(entry);
+      const deprecated = isDeprecated(entry);
       this.docs[id] = {
         entry,
         terms: [...tf.keys()],
+        actions,
+        nameStems: [...new Set(indexTerms(entry.tool))],
       };
+      this.docDeprecated[id] = deprecated ? 1 : 0;
+      this.actions.add(id, actions);
       docIds.push(id);
       this.docCount++;
       for (const [term, f] of tf) {
@@ -239,7 +294,8 @@ export class SearchIndex {
       addTo(this.byFragment, entry.tool.toLowerCase(), id);
     }
     const tf = weightedTf({ server, entries }, SERVER_FIELDS);
-    this.servers[sid] = { name: server, docIds, terms: [...tf.keys()] };
+    const metaTerms = new Set(SERVER_FIELDS.filter((f) => f.name !== "tool_names").flatMap((f) => indexTerms(f.text({ server, entries }))));
+    this.servers[sid] = { name: server, docIds, terms: [...tf.keys()], metaTerms };
     this.serverIds.set(server, sid);
     this.serverCount++;
     for (const [term, f] of tf) {
@@ -261,6 +317,8 @@ export class SearchIndex {
       const doc = this.docs[id];
       if (!doc) continue;
       for (const term of doc.terms) this.vocab.release(term);
+      this.actions.remove(id, doc.actions);
+      this.docDeprecated[id] = 0;
       for (const name of namesOf(doc.entry)) removeFrom(this.byName, name, id);
       removeFrom(this.byFragment, doc.entry.tool.toLowerCase(), id);
       this.docs[id] = undefined;
@@ -293,27 +351,32 @@ export class SearchIndex {
   /** The full ranked list (or the first `maxHits`): best first, ties by namespaced name. */
   search(query: string, opts: SearchOptions = {}): RankedMatch[] {
     const limit = opts.maxHits !== undefined && opts.maxHits > 0 ? opts.maxHits : Number.POSITIVE_INFINITY;
-    return this.rank(query, { limit, ...(opts.filter ? { filter: opts.filter } : {}) }).matches;
+    return this.rank(query, { limit, ...(opts.filter ? { filter: opts.filter } : {}), ...(opts.prefer ? { prefer: opts.prefer } : {}) }).matches;
   }
 
   /** Like search, but materialises only the first `limit` matches and reports the total. */
-  rank(query: string, opts: { limit: number; filter?: (e: CatalogEntry) => boolean; explain?: boolean }): Ranking {
+  rank(query: string, opts: RankOptions): Ranking {
     const filter = opts.filter;
-    const concepts = conceptsOf(searchTerms(query));
+    const prefer = opts.prefer;
+    const queryTerms = searchTerms(query);
+    const concepts = conceptsOf(queryTerms);
     const terms = concepts.map((c) => c[0] as Term);
     const exact = this.exactNameHits(query, filter);
     if (terms.length === 0 && exact.size === 0) return { matches: [], total: 0 };
 
     const sc = this.scratch.ensure(this.docs.length, this.servers.length);
-    const { total, best, maskLo, maskHi, score, serverTotal, serverBest, serverMaskLo, serverMaskHi, serverTop, serverClaimed } = sc;
+    const { total, best, maskLo, maskHi, score, serverTotal, serverBest, serverMaskLo, serverMaskHi, serverTop, serverClaimed, factor, own } = sc;
     const touchedDocs: number[] = [];
     const touchedServerIds: number[] = [];
+    const agreeing = this.actionAgreement(query, factor);
     try {
       // Tool-level and server-level evidence add up (a doc's score for a term is its own best
       // variant plus its server's best variant), so the two are accumulated separately and each
       // server's total is applied once at the end, not once per term.
+      const reach = new Map<string, number>();
       for (let t = 0; t < terms.length; t++) {
         const variants = this.conceptVariants(concepts[t] as Term[]);
+        if (SCORER.nameWeight > 0) for (const v of variants) if (v.weight > (reach.get(v.stem) ?? 0)) reach.set(v.stem, v.weight);
         const lo = t < 32 ? 1 << t : 0;
         const hi = t < 32 ? 0 : 1 << (t - 32);
         accumulate(variants, this.toolPostings, this.docCount, 1, best, total, maskLo, maskHi, lo, hi, touchedDocs);
@@ -340,9 +403,22 @@ export class SearchIndex {
       for (let i = 0; i < toolTouched; i++) {
         const id = touchedDocs[i] as number;
         const sid = this.docServer[id] as number;
+        own[id] = total[id] as number;
         total[id] = (total[id] as number) + (serverTotal[sid] as number);
         maskLo[id] = (maskLo[id] as number) | (serverMaskLo[sid] as number);
         maskHi[id] = (maskHi[id] as number) | (serverMaskHi[sid] as number);
+      }
+      // A tool whose action agrees (or conflicts) with the request's is scored on its own, even
+      // when its only evidence is its server's: its factor sets it apart from its siblings.
+      for (const id of agreeing) {
+        if (maskLo[id] !== 0 || maskHi[id] !== 0 || exact.has(id)) continue;
+        const sid = this.docServer[id] as number;
+        if (serverMaskLo[sid] === 0 && serverMaskHi[sid] === 0) continue; // no evidence of its own or its server's: no match
+        total[id] = serverTotal[sid] as number;
+        maskLo[id] = serverMaskLo[sid] as number;
+        maskHi[id] = serverMaskHi[sid] as number;
+        serverClaimed[sid] = (serverClaimed[sid] as number) + 1;
+        touchedDocs.push(id);
       }
       for (const id of exact) {
         if (maskLo[id] !== 0 || maskHi[id] !== 0) continue;
@@ -360,6 +436,7 @@ export class SearchIndex {
       const nTerms = terms.length;
       const name = (id: number): string => (this.docs[id] as Doc).entry.namespaced;
       // Exact names first, then score descending, then namespaced name ascending.
+      const preferred = (id: number): boolean => prefer !== undefined && prefer((this.docs[id] as Doc).entry);
       const before = (a: number, b: number): boolean => {
         if (exact.size > 0) {
           const ea = exact.has(a);
@@ -368,12 +445,19 @@ export class SearchIndex {
         const sa = score[a] as number;
         const sb = score[b] as number;
         if (sa !== sb) return sa > sb;
+        if (prefer) {
+          const pa = preferred(a);
+          if (pa !== preferred(b)) return pa;
+        }
         return name(a) < name(b);
       };
       const heap = new TopK(opts.limit, before);
       let count = 0;
       const perHit = nTerms > 0 ? SCORER.coverage / nTerms : 0;
-      const scoreOf = (t: number, hits: number): number => Math.round(SCORER.scale * t * (1 + perHit * hits));
+      const scoreOf = (t: number, hits: number, f: number): number => Math.round(SCORER.scale * t * (1 + perHit * hits) * f);
+      const prior = (id: number): number => (this.docDeprecated[id] === 1 ? SCORER.deprecatedWeight : 1);
+      const docFactor = (id: number): number => prior(id) * (1 + SCORER.actionWeight * (factor[id] as number));
+      const nameFactor = (id: number): number => (SCORER.nameWeight > 0 ? 1 + SCORER.nameWeight * this.nameCoverage(this.docs[id] as Doc, reach) : 1);
       // The hot loop of a long query over a large catalogue: it touches thousands of entries, so
       // it reads only the typed arrays and loads an entry's object only for a filter or a phrase
       // bonus, and skips the heap for scores that cannot enter it (no exact hits: plain order).
@@ -384,7 +468,7 @@ export class SearchIndex {
         const hits = popcount(maskLo[id] as number) + popcount(maskHi[id] as number);
         const isExact = hasExact && exact.has(id);
         if (hits === 0 && !isExact) continue; // a phrase bonus alone never makes a match
-        let s = scoreOf(total[id] as number, hits);
+        let s = scoreOf(total[id] as number, hits, docFactor(id) * nameFactor(id));
         // A phrase contained in a name, title or description has all its words there, so only
         // entries that matched every term can earn the bonus (this keeps it off the hot path).
         if (usePhrase && (hits === nTerms || isExact)) s += this.phraseBonus(this.docs[id] as Doc, qPhrase);
@@ -403,7 +487,9 @@ export class SearchIndex {
         const server = this.servers[sid];
         if (!server) continue;
         const hits = popcount(lo) + popcount(hi);
-        const s = scoreOf(serverTotal[sid] as number, hits);
+        // The block's tools have no action agreement (those that do were scored above), so only
+        // a deprecated tool's prior can lower one below the block's score.
+        const s = scoreOf(serverTotal[sid] as number, hits, 1);
         const phrase = usePhrase && hits === nTerms;
         if (!filter && !phrase && heap.full()) {
           const worst = heap.worst();
@@ -419,7 +505,9 @@ export class SearchIndex {
           maskLo[id] = lo;
           maskHi[id] = hi;
           touchedDocs.push(id);
-          score[id] = phrase ? s + this.phraseBonus(doc, qPhrase) : s;
+          const f = docFactor(id);
+          const own = f === 1 ? s : scoreOf(serverTotal[sid] as number, hits, f);
+          score[id] = phrase ? own + this.phraseBonus(doc, qPhrase) : own;
           count++;
           heap.offer(id);
         }
@@ -437,6 +525,8 @@ export class SearchIndex {
         if (opts.explain) {
           m.evidence = this.explain(id, concepts);
           m.serverTools = this.servers[this.docServer[id] as number]?.docIds.length ?? 0;
+          const t = total[id] as number;
+          m.own = t > 0 ? Math.round((m.score * (own[id] as number)) / t) : 0;
         }
         return m;
       });
@@ -445,10 +535,12 @@ export class SearchIndex {
       // Leave the scratch buffers zeroed for the next query (only what this query touched).
       for (const id of touchedDocs) {
         total[id] = 0;
+        own[id] = 0;
         maskLo[id] = 0;
         maskHi[id] = 0;
         score[id] = 0;
       }
+      for (const id of agreeing) factor[id] = 0;
       for (const sid of touchedServerIds) {
         serverTotal[sid] = 0;
         serverMaskLo[sid] = 0;
@@ -457,6 +549,39 @@ export class SearchIndex {
         serverClaimed[sid] = 0;
       }
     }
+  }
+
+  /**
+   * Action agreement of every tool whose action relates to a request verb, written into `factor`
+   * (in [−1, 1]; 0 for every other tool). Returns the ids written, for the caller to score and reset.
+   */
+  private actionAgreement(query: string, factor: Float64Array): number[] {
+    const touched: number[] = [];
+    if (SCORER.actionWeight === 0) return touched;
+    for (const q of queryActions(query)) {
+      for (const [lemma, relation] of this.actions.related(q)) {
+        const r = relation * q.weight;
+        for (const id of this.actions.docsOf(lemma)) {
+          const prev = factor[id] as number;
+          if (prev === 0) touched.push(id);
+          // The strongest agreement; an opposition only where nothing agrees.
+          if ((r > 0 && r > prev) || (prev <= 0 && r < prev) || (prev < 0 && r > 0)) factor[id] = r;
+        }
+      }
+    }
+    return touched;
+  }
+
+  /** The IDF-weighted share of a tool name's stems that the query reaches, each at its variant weight. */
+  private nameCoverage(doc: Doc, reach: ReadonlyMap<string, number>): number {
+    let all = 0;
+    let got = 0;
+    for (const s of doc.nameStems) {
+      const idf = idfOf(this.docCount, this.toolPostings.get(s)?.ids.length ?? 0);
+      all += idf;
+      got += idf * (reach.get(s) ?? 0);
+    }
+    return all > 0 ? got / all : 0;
   }
 
   /** The evidence `rank({explain})` would report for this entry and query (undefined: not indexed). */
@@ -473,16 +598,19 @@ export class SearchIndex {
     const server = this.servers[this.docServer[id] as number];
     const own = (doc.termSet ??= new Set(doc.terms));
     const srv = server ? (server.termSet ??= new Set(server.terms)) : new Set<string>();
+    const meta = server?.metaTerms ?? new Set<string>();
     return concepts.map((concept) => {
       let tool = 0;
       let srvWeight = 0;
+      let metaWeight = 0;
       for (const v of this.conceptVariants(concept)) {
         if (v.weight > tool && own.has(v.stem)) tool = v.weight;
         if (v.weight > srvWeight && srv.has(v.stem)) srvWeight = v.weight;
+        if (v.weight > metaWeight && meta.has(v.stem)) metaWeight = v.weight;
       }
       const first = concept[0] as Term;
       const known = concept.some((t) => this.vocab.has(t.stem) || this.vocab.has(t.word));
-      return { word: first.word, stem: first.stem, tool, server: srvWeight, known };
+      return { word: first.word, stem: first.stem, tool, server: srvWeight, meta: metaWeight, known };
     });
   }
 
@@ -572,11 +700,17 @@ class Scratch {
   serverClaimed = new Uint32Array(0);
   serverMaskLo = new Uint32Array(0);
   serverMaskHi = new Uint32Array(0);
+  /** Action agreement per doc for the current query (0 = none). */
+  factor = new Float64Array(0);
+  /** Each doc's tool-level evidence, before its server's is added. */
+  own = new Float64Array(0);
 
   ensure(docs: number, servers: number): this {
     if (this.total.length < docs) {
       const n = Math.max(docs, this.total.length * 2);
       this.total = new Float64Array(n);
+      this.factor = new Float64Array(n);
+      this.own = new Float64Array(n);
       this.best = new Float64Array(n);
       this.score = new Float64Array(n);
       this.maskLo = new Uint32Array(n);

@@ -5,19 +5,19 @@
 import type { CatalogEntry, JsonObject, JsonValue } from "../types.js";
 import { assessRoute, contentCoverage, WEAK_SCORE, COVERAGE, type ReasonCode } from "./assess.js";
 import { BOUNDS, boundedMatches, compactMatch, type Presenter } from "./compact.js";
-import type { RankedMatch, Ranking } from "./index.js";
+import type { RankedMatch, Ranking, RankOptions } from "./index.js";
 import { argumentTemplate } from "./template.js";
 import { clipUtf8, truncateUtf8, utf8Bytes } from "../../util/text.js";
 
 /** What the response builders rank with: the lexical index, or the hybrid ranker (fusion.ts). */
 export interface Ranker {
   termCount(query: string): number;
-  rank(query: string, opts: { limit: number; filter?: (e: CatalogEntry) => boolean; explain?: boolean }): Ranking;
+  rank(query: string, opts: RankOptions): Ranking;
   /**
    * The ranking resolve's assessment reads, when it is not the ranking itself (hybrid: the lexical
    * one, which carries the evidence of which words each tool holds).
    */
-  assessmentRanking?(query: string, opts: { limit: number; filter?: (e: CatalogEntry) => boolean }): Ranking;
+  assessmentRanking?(query: string, opts: Omit<RankOptions, "explain">): Ranking;
 }
 
 /** Context shared by both builders. */
@@ -30,6 +30,8 @@ export interface ResponseContext {
   capabilities?: string;
   /** How each match is shown to the agent asking (see compact.ts); ranking is not affected. */
   present?: Presenter;
+  /** Entries that win ties (the agent's pins): never more than a tie. */
+  prefer?: (e: CatalogEntry) => boolean;
 }
 
 export const CONTRACT_VERSION = 1;

@@ -55,7 +55,7 @@ describe("sibling gap", () => {
     entry: entry({ server, tool }),
     score,
     matchedTerms: ["audio"],
-    evidence: [{ word: "audio", stem: "audio", tool: 1, server: 1, known: true }],
+    evidence: [{ word: "audio", stem: "audio", tool: 1, server: 1, meta: 1, known: true }],
     serverTools: 5,
   });
 
