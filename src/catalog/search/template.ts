@@ -89,11 +89,11 @@ function flatten(schema: Schema, r: Resolver, depth: number): Schema | undefined
   let s = r.deref(schema);
   if (!s || depth > MAX_DEPTH) return s;
   for (const key of ["anyOf", "oneOf"] as const) {
-    const branches = s[key];
+    const branches: unknown = s[key];
     if (!Array.isArray(branches) || branches.length === 0) continue;
-    const pick = branches
+    const pick: Schema | undefined = branches
       .filter(isSchema)
-      .map((b) => flatten(b, r, depth + 1))
+      .map((b): Schema | undefined => flatten(b, r, depth + 1))
       .find((b) => b !== undefined && b["type"] !== "null");
     const { [key]: _drop, ...rest } = s;
     s = pick ? mergeSchemas(rest, pick) : rest;

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Ajv } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import addFormats from "ajv-formats";
+import addFormatsModule from "ajv-formats";
 import { describe, expect, it } from "vitest";
 import { argumentTemplate } from "../../../src/catalog/search/template.js";
 import { checkArguments } from "../../../src/gateway/validate-args.js";
@@ -148,8 +148,10 @@ function fill(value: JsonValue, schema: Schema | undefined, root: Schema): JsonV
 }
 
 // --- Validators --------------------------------------------------------------------------------
+// ajv-formats is CommonJS: under NodeNext its default export is the module object.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
 const strict7 = addFormats(new Ajv({ strict: false, allErrors: true }));
-const strict2020 = addFormats(new Ajv2020({ strict: false, allErrors: true }));
+const strict2020 = addFormats(new Ajv2020({ strict: false, allErrors: true }) as unknown as Ajv);
 
 function strictProblems(schema: JsonObject, args: JsonObject): string | undefined {
   const draft = typeof schema["$schema"] === "string" ? schema["$schema"] : "";
