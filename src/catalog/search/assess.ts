@@ -71,6 +71,7 @@ export const REASON_CODES = [
   "query_truncated",
   "servers_pending",
   "rankings_disagree",
+  "server_unavailable",
 ] as const;
 export type ReasonCode = (typeof REASON_CODES)[number];
 

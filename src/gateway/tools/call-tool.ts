@@ -9,8 +9,8 @@ import { DetachedError } from "../detached.js";
 import { errorText } from "../../util/errors.js";
 import { checkArguments } from "../validate-args.js";
 import { advertisedName } from "../management.js";
-import { BadRequest, badRequest, jsonResult, parseArgs, type ToolContext } from "./context.js";
-import { locateTool } from "./locate.js";
+import { badRequest, jsonResult, parseArgs, type ToolContext } from "./context.js";
+import { locateTool, normaliseToolName } from "./locate.js";
 
 const callArgs = z.strictObject({
   tool: z.string(),
@@ -21,22 +21,6 @@ const callArgs = z.strictObject({
 });
 
 const USAGE = '{tool: "server__tool", arguments: {...}} (optionally detach: true, timeout_ms)';
-
-/**
- * Models often send MCP's own field name (`name`, as in tools/call) instead of `tool`: accept it
- * as an alias. Any other unknown key gets a message naming it and the field to use.
- */
-function normaliseCallArgs(raw: unknown): unknown {
-  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return raw;
-  const obj = raw as Record<string, unknown>;
-  const known = new Set([...Object.keys(callArgs.shape), "name"]);
-  const unknown = Object.keys(obj).filter((k) => !known.has(k));
-  if (unknown.length > 0) throw new BadRequest(`unknown key \`${unknown[0]}\`; use \`tool\` for the tool name and \`arguments\` for its arguments. Send ${USAGE}.`);
-  if (!("name" in obj)) return obj;
-  const { name, ...rest } = obj;
-  if ("tool" in rest && rest["tool"] !== name) throw new BadRequest(`both \`tool\` and \`name\` were sent and differ; send only \`tool\`. Send ${USAGE}.`);
-  return { ...rest, tool: name };
-}
 
 type CallArgs = z.output<typeof callArgs>;
 const CALL_KEYS = new Set(Object.keys(callArgs.shape));
@@ -60,7 +44,7 @@ function quickCallArgs(raw: unknown): CallArgs | undefined {
 }
 
 export async function callTool(ctx: ToolContext, raw: unknown): Promise<CallToolResult> {
-  const args = quickCallArgs(raw) ?? parseArgs(callArgs, normaliseCallArgs(raw), USAGE);
+  const args = quickCallArgs(raw) ?? parseArgs(callArgs, normaliseToolName(raw, Object.keys(callArgs.shape), USAGE), USAGE);
   const found = await locateTool(ctx, args.server, args.tool, { live: true });
   if ("doc" in found) return jsonResult(found.doc);
   const { entry } = found;

@@ -18,10 +18,14 @@ export interface ToolContext {
   onProgress?: (p: { progress: number; total?: number; message?: string }) => void;
 }
 
-/** A management tool answer: the same JSON in structuredContent and (indented) in one text block. */
-export function jsonResult(doc: JsonObject, opts: { compactText?: boolean } = {}): CallToolResult {
+/**
+ * A management tool answer: the same JSON document in structuredContent and, compact, in one text
+ * block, so a host that shows either shows every field, hint and next step (and a model reading
+ * the text pays for no indentation).
+ */
+export function jsonResult(doc: JsonObject): CallToolResult {
   return {
-    content: [{ type: "text", text: opts.compactText ? JSON.stringify(doc) : JSON.stringify(doc, null, 2) }],
+    content: [{ type: "text", text: JSON.stringify(doc) }],
     structuredContent: doc,
   };
 }
