@@ -12,12 +12,12 @@ import { SERVER_FIELDS, TOOL_FIELDS, type FieldSpec } from "./fields.js";
 import { synonymsOf } from "./lexicon.js";
 import { wordnet } from "./wordnet.js";
 import { stem as stemWord } from "./stem.js";
-import { foldText, indexTerms, searchTerms, type Term } from "./tokenize.js";
+import { foldText, indexTerms, queryTerms as queryTermsOf, searchTerms, type Term } from "./tokenize.js";
 import { truncateUtf8 } from "../../util/text.js";
 import { Vocabulary } from "./vocabulary.js";
 import { addTo, removeFrom } from "../../util/multimap.js";
 import { ActionIndex, queryActions, toolActions } from "./signals/action.js";
-import { isDeprecated } from "./signals/deprecated.js";
+import { isDeprecated, replacementOf } from "./signals/deprecated.js";
 
 export interface RankedMatch {
   entry: CatalogEntry;
@@ -109,6 +109,8 @@ export const SCORER = {
    * the media file"), and a name with words the request never says ("multiple") comes later.
    */
   nameWeight: 0.4,
+  /** In name coverage, a name word the query reaches only through its stem ("files" for "file"). */
+  stemOnlyWeight: 0.9,
 };
 
 /**
@@ -130,8 +132,10 @@ interface Doc {
   terms: string[];
   /** Verb lemmas of what the tool does (signals/action.ts). */
   actions: string[];
-  /** The distinct stems of the tool's public name (what the name coverage factor weighs). */
-  nameStems: string[];
+  /** For a deprecated tool that names its replacement on its server: that tool's doc id. */
+  replacement?: number;
+  /** The distinct stems of the tool's public name (what the name coverage factor weighs), each with its word as written. */
+  nameStems: { stem: string; word: string }[];
   /** `terms` as a set, built on first use (only resolve's explanation needs it). */
   termSet?: Set<string>;
   /** Name, title and text in phrase form; computed on first use (only some queries need them). */
@@ -280,7 +284,7 @@ export class SearchIndex {
         entry,
         terms: [...tf.keys()],
         actions,
-        nameStems: [...new Set(indexTerms(entry.tool))],
+        nameStems: nameWords(entry.tool),
       };
       this.docDeprecated[id] = deprecated ? 1 : 0;
       this.actions.add(id, actions);
@@ -292,6 +296,15 @@ export class SearchIndex {
       }
       for (const name of namesOf(entry)) addTo(this.byName, name, id);
       addTo(this.byFragment, entry.tool.toLowerCase(), id);
+    }
+    // A deprecated tool that names its replacement ("Use read_text_file instead") passes the
+    // evidence it gets to that tool (rank()), so a request that fits it goes to the replacement.
+    for (const id of docIds) {
+      const doc = this.docs[id] as Doc;
+      if (this.docDeprecated[id] !== 1) continue;
+      const name = replacementOf(doc.entry)?.toLowerCase();
+      const target = name === undefined ? undefined : docIds.find((other) => other !== id && [this.docs[other]?.entry.tool, this.docs[other]?.entry.wire].some((n) => n?.toLowerCase() === name));
+      if (target !== undefined) doc.replacement = target;
     }
     const tf = weightedTf({ server, entries }, SERVER_FIELDS);
     const metaTerms = new Set(SERVER_FIELDS.filter((f) => f.name !== "tool_names").flatMap((f) => indexTerms(f.text({ server, entries }))));
@@ -420,6 +433,17 @@ export class SearchIndex {
         serverClaimed[sid] = (serverClaimed[sid] as number) + 1;
         touchedDocs.push(id);
       }
+      // The replacement of a deprecated tool with evidence is scored on its own too (it inherits).
+      for (let i = 0, n = touchedDocs.length; i < n; i++) {
+        const r = (this.docs[touchedDocs[i] as number] as Doc).replacement;
+        if (r === undefined || maskLo[r] !== 0 || maskHi[r] !== 0 || exact.has(r)) continue;
+        const sid = this.docServer[r] as number;
+        total[r] = serverTotal[sid] as number;
+        maskLo[r] = serverMaskLo[sid] as number;
+        maskHi[r] = serverMaskHi[sid] as number;
+        serverClaimed[sid] = (serverClaimed[sid] as number) + 1;
+        touchedDocs.push(r);
+      }
       for (const id of exact) {
         if (maskLo[id] !== 0 || maskHi[id] !== 0) continue;
         const sid = this.docServer[id] as number;
@@ -457,12 +481,15 @@ export class SearchIndex {
       const scoreOf = (t: number, hits: number, f: number): number => Math.round(SCORER.scale * t * (1 + perHit * hits) * f);
       const prior = (id: number): number => (this.docDeprecated[id] === 1 ? SCORER.deprecatedWeight : 1);
       const docFactor = (id: number): number => prior(id) * (1 + SCORER.actionWeight * (factor[id] as number));
-      const nameFactor = (id: number): number => (SCORER.nameWeight > 0 ? 1 + SCORER.nameWeight * this.nameCoverage(this.docs[id] as Doc, reach) : 1);
+      const asWritten = new Set(queryTerms.map((t) => t.word));
+      const nameFactor = (id: number): number => (SCORER.nameWeight > 0 ? 1 + SCORER.nameWeight * this.nameCoverage(this.docs[id] as Doc, reach, asWritten) : 1);
       // The hot loop of a long query over a large catalogue: it touches thousands of entries, so
       // it reads only the typed arrays and loads an entry's object only for a filter or a phrase
       // bonus, and skips the heap for scores that cannot enter it (no exact hits: plain order).
       const hasExact = exact.size > 0;
       let floor = -1;
+      const scored: number[] = [];
+      let inheriting = false;
       for (const id of touchedDocs) {
         if (filter && !filter((this.docs[id] as Doc).entry)) continue;
         const hits = popcount(maskLo[id] as number) + popcount(maskHi[id] as number);
@@ -474,7 +501,20 @@ export class SearchIndex {
         if (usePhrase && (hits === nTerms || isExact)) s += this.phraseBonus(this.docs[id] as Doc, qPhrase);
         score[id] = s;
         count++;
-        if (s < floor) continue;
+        scored.push(id);
+        if ((this.docs[id] as Doc).replacement !== undefined) inheriting = true;
+      }
+      // A replacement scores at least what its deprecated tool would have scored undemoted.
+      if (inheriting) {
+        for (const id of scored) {
+          const r = (this.docs[id] as Doc).replacement;
+          if (r === undefined || (filter && !filter((this.docs[r] as Doc).entry))) continue;
+          const undemoted = Math.round((score[id] as number) / SCORER.deprecatedWeight);
+          if (undemoted > (score[r] as number)) score[r] = undemoted;
+        }
+      }
+      for (const id of scored) {
+        if ((score[id] as number) < floor) continue;
         heap.offer(id);
         if (!hasExact && heap.full()) floor = score[heap.worst() as number] as number;
       }
@@ -572,14 +612,18 @@ export class SearchIndex {
     return touched;
   }
 
-  /** The IDF-weighted share of a tool name's stems that the query reaches, each at its variant weight. */
-  private nameCoverage(doc: Doc, reach: ReadonlyMap<string, number>): number {
+  /**
+   * The IDF-weighted share of a tool name's stems that the query reaches, each at its variant
+   * weight, and a name word the query writes the same way (not only to the same stem) counts a
+   * little more: "read the README file" says *file*, as read_text_file does, not *files*.
+   */
+  private nameCoverage(doc: Doc, reach: ReadonlyMap<string, number>, asWritten: ReadonlySet<string>): number {
     let all = 0;
     let got = 0;
-    for (const s of doc.nameStems) {
-      const idf = idfOf(this.docCount, this.toolPostings.get(s)?.ids.length ?? 0);
+    for (const { stem, word } of doc.nameStems) {
+      const idf = idfOf(this.docCount, this.toolPostings.get(stem)?.ids.length ?? 0);
       all += idf;
-      got += idf * (reach.get(s) ?? 0);
+      got += idf * (reach.get(stem) ?? 0) * (asWritten.has(word) ? 1 : SCORER.stemOnlyWeight);
     }
     return all > 0 ? got / all : 0;
   }
@@ -856,6 +900,13 @@ export function conceptsOf(terms: readonly Term[]): Term[][] {
     else groups.push([term]);
   }
   return groups;
+}
+
+/** A name's distinct stems, each with the first word that gave it (folded, as written). */
+function nameWords(name: string): { stem: string; word: string }[] {
+  const out = new Map<string, string>();
+  for (const t of queryTermsOf(name)) if (!out.has(t.stem)) out.set(t.stem, t.word);
+  return [...out].map(([stem, word]) => ({ stem, word }));
 }
 
 function namesOf(entry: CatalogEntry): Set<string> {
