@@ -27,11 +27,7 @@ export interface RankedMatch {
   evidence?: ConceptEvidence[];
   /** How many tools the match's server has in the index (with `explain`; resolve's server-agreement rule reads it). */
   serverTools?: number;
-  /**
-   * The part of `score` that comes from the tool's own fields (with `explain`): what sets it apart
-   * from the tools of its server, which share the server's part.
-   */
-  own?: number;
+
 }
 
 /**
@@ -45,10 +41,10 @@ export interface ConceptEvidence {
   stem: string;
   tool: number;
   server: number;
-  /** Like `server`, in the server's own metadata only (not the names of its tools). */
-  meta: number;
   /** Whether the catalogue holds the concept's own word anywhere (else it is likely a name or a value). */
   known: boolean;
+  /** Whether the concept is the request's leading verb (its action, signals/action.ts), not its object. */
+  verb?: boolean;
 }
 
 export interface SearchOptions {
@@ -155,8 +151,6 @@ interface ServerDoc {
   docIds: number[];
   terms: string[];
   termSet?: Set<string>;
-  /** The terms of the server's own metadata (name, tags, use_when, description), not its tools' names. */
-  metaTerms: Set<string>;
 }
 
 /** Folds and turns identifier separators into spaces, for whole-phrase comparisons. */
@@ -307,8 +301,7 @@ export class SearchIndex {
       if (target !== undefined) doc.replacement = target;
     }
     const tf = weightedTf({ server, entries }, SERVER_FIELDS);
-    const metaTerms = new Set(SERVER_FIELDS.filter((f) => f.name !== "tool_names").flatMap((f) => indexTerms(f.text({ server, entries }))));
-    this.servers[sid] = { name: server, docIds, terms: [...tf.keys()], metaTerms };
+    this.servers[sid] = { name: server, docIds, terms: [...tf.keys()] };
     this.serverIds.set(server, sid);
     this.serverCount++;
     for (const [term, f] of tf) {
@@ -378,10 +371,11 @@ export class SearchIndex {
     if (terms.length === 0 && exact.size === 0) return { matches: [], total: 0 };
 
     const sc = this.scratch.ensure(this.docs.length, this.servers.length);
-    const { total, best, maskLo, maskHi, score, serverTotal, serverBest, serverMaskLo, serverMaskHi, serverTop, serverClaimed, factor, own } = sc;
+    const { total, best, maskLo, maskHi, score, serverTotal, serverBest, serverMaskLo, serverMaskHi, serverTop, serverClaimed, factor } = sc;
     const touchedDocs: number[] = [];
     const touchedServerIds: number[] = [];
     const agreeing = this.actionAgreement(query, factor);
+    const leadingVerb = opts.explain ? queryActions(query).find((a) => a.leading)?.word : undefined;
     try {
       // Tool-level and server-level evidence add up (a doc's score for a term is its own best
       // variant plus its server's best variant), so the two are accumulated separately and each
@@ -416,7 +410,6 @@ export class SearchIndex {
       for (let i = 0; i < toolTouched; i++) {
         const id = touchedDocs[i] as number;
         const sid = this.docServer[id] as number;
-        own[id] = total[id] as number;
         total[id] = (total[id] as number) + (serverTotal[sid] as number);
         maskLo[id] = (maskLo[id] as number) | (serverMaskLo[sid] as number);
         maskHi[id] = (maskHi[id] as number) | (serverMaskHi[sid] as number);
@@ -563,10 +556,8 @@ export class SearchIndex {
         const doc = this.docs[id] as Doc;
         const m: RankedMatch = { entry: doc.entry, score: score[id] as number, matchedTerms: words };
         if (opts.explain) {
-          m.evidence = this.explain(id, concepts);
+          m.evidence = this.explain(id, concepts, leadingVerb);
           m.serverTools = this.servers[this.docServer[id] as number]?.docIds.length ?? 0;
-          const t = total[id] as number;
-          m.own = t > 0 ? Math.round((m.score * (own[id] as number)) / t) : 0;
         }
         return m;
       });
@@ -575,7 +566,6 @@ export class SearchIndex {
       // Leave the scratch buffers zeroed for the next query (only what this query touched).
       for (const id of touchedDocs) {
         total[id] = 0;
-        own[id] = 0;
         maskLo[id] = 0;
         maskHi[id] = 0;
         score[id] = 0;
@@ -631,30 +621,28 @@ export class SearchIndex {
   /** The evidence `rank({explain})` would report for this entry and query (undefined: not indexed). */
   explainEntry(entry: CatalogEntry, query: string): ConceptEvidence[] | undefined {
     for (const id of this.byName.get(entry.namespaced.toLowerCase()) ?? []) {
-      if (this.docs[id]?.entry.namespaced === entry.namespaced) return this.explain(id, conceptsOf(searchTerms(query)));
+      if (this.docs[id]?.entry.namespaced === entry.namespaced) return this.explain(id, conceptsOf(searchTerms(query)), queryActions(query).find((a) => a.leading)?.word);
     }
     return undefined;
   }
 
-  /** Per concept, the best variant weight found in the doc's own terms and in its server's terms. */
-  private explain(id: number, concepts: readonly Term[][]): ConceptEvidence[] {
+  /** Per concept, the best variant weight found in the doc's own terms and in its server's terms (and which is the request's leading verb). */
+  private explain(id: number, concepts: readonly Term[][], leadingVerb?: string): ConceptEvidence[] {
     const doc = this.docs[id] as Doc;
     const server = this.servers[this.docServer[id] as number];
     const own = (doc.termSet ??= new Set(doc.terms));
     const srv = server ? (server.termSet ??= new Set(server.terms)) : new Set<string>();
-    const meta = server?.metaTerms ?? new Set<string>();
     return concepts.map((concept) => {
       let tool = 0;
       let srvWeight = 0;
-      let metaWeight = 0;
       for (const v of this.conceptVariants(concept)) {
         if (v.weight > tool && own.has(v.stem)) tool = v.weight;
         if (v.weight > srvWeight && srv.has(v.stem)) srvWeight = v.weight;
-        if (v.weight > metaWeight && meta.has(v.stem)) metaWeight = v.weight;
       }
       const first = concept[0] as Term;
       const known = concept.some((t) => this.vocab.has(t.stem) || this.vocab.has(t.word));
-      return { word: first.word, stem: first.stem, tool, server: srvWeight, meta: metaWeight, known };
+      const verb = leadingVerb !== undefined && concept.some((t) => t.word === leadingVerb);
+      return { word: first.word, stem: first.stem, tool, server: srvWeight, known, ...(verb ? { verb } : {}) };
     });
   }
 
@@ -746,15 +734,13 @@ class Scratch {
   serverMaskHi = new Uint32Array(0);
   /** Action agreement per doc for the current query (0 = none). */
   factor = new Float64Array(0);
-  /** Each doc's tool-level evidence, before its server's is added. */
-  own = new Float64Array(0);
+
 
   ensure(docs: number, servers: number): this {
     if (this.total.length < docs) {
       const n = Math.max(docs, this.total.length * 2);
       this.total = new Float64Array(n);
       this.factor = new Float64Array(n);
-      this.own = new Float64Array(n);
       this.best = new Float64Array(n);
       this.score = new Float64Array(n);
       this.maskLo = new Uint32Array(n);

@@ -8,8 +8,7 @@
 // and the hint says the one next step. The contract-v1 fields local-agent reads (reference §12)
 // are all kept.
 import type { CatalogEntry, JsonObject } from "../types.js";
-import { assessRoute, contentCoverage, WEAK_SCORE, COVERAGE, OTHER_SERVER_GAP, type ReasonCode, type RouteAssessment } from "./assess.js";
-
+import { assessRoute, contentCoverage, WEAK_SCORE, WEAK_MATCH_COVERAGE, OTHER_SERVER_GAP, type ReasonCode, type RouteAssessment } from "./assess.js";
 import { BOUNDS, boundedMatches, compactMatch, serversOf, type Presenter } from "./compact.js";
 import type { RankedMatch, Ranking, RankOptions } from "./index.js";
 import { argumentTemplate } from "./template.js";
@@ -105,7 +104,7 @@ function weakTop(top: RankedMatch | undefined): boolean {
   if (!top) return true;
   if (top.score < WEAK_SCORE) return true;
   const coverage = contentCoverage(top.evidence);
-  return !coverage.generic && coverage.share < COVERAGE;
+  return !coverage.generic && coverage.share < WEAK_MATCH_COVERAGE;
 }
 
 /**
@@ -166,7 +165,7 @@ function rankOptions(ctx: ResponseContext): Omit<RankOptions, "limit"> {
 
 /**
  * The unavailable servers whose tools (or routing metadata) hold the query's content words as well
- * as the best available tool does (at least COVERAGE of them, and no fewer than the best available
+ * as the best available tool does (at least WEAK_MATCH_COVERAGE of them, and no fewer than the best available
  * tool unless that one is weak). Scores are not compared: the offline ranking is a separate index
  * over a handful of servers, whose IDF is not the catalogue's.
  */
@@ -176,7 +175,7 @@ function offlineMatches(ctx: ResponseContext, query: string, top: RankedMatch | 
   const bar = top && !weakTop(top) ? contentCoverage(top.evidence).share : 0;
   const close = ranked.matches.filter((m) => {
     const c = contentCoverage(m.evidence);
-    return !c.generic && c.share >= COVERAGE && c.share >= bar;
+    return !c.generic && c.share >= WEAK_MATCH_COVERAGE && c.share >= bar;
   });
   const servers: string[] = [];
   for (const m of close) if (!servers.includes(m.entry.server)) servers.push(m.entry.server);

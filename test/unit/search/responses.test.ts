@@ -229,8 +229,10 @@ describe("resolve_tool response", () => {
     const { idx } = routing();
     expect(resolve(idx, "kubeconfig")).toMatchObject({ status: "confident", confidence: "high", reason_codes: ["single_candidate", "strong_coverage_and_margin"] });
     expect(resolve(idx, "delete branch")).toMatchObject({ status: "confident", confidence: "high", reason_codes: ["strong_coverage_and_margin"] });
-    // Half the content words held, a clear lead: confident, but not high.
-    expect(resolve(idx, "kubeconfig zebra")).toMatchObject({ status: "confident", confidence: "medium", reason_codes: ["single_candidate", "clear_margin"] });
+    // Two of three content words held (at least COVERAGE), a clear lead: confident, but not high.
+    expect(resolve(idx, "kubeconfig cluster zebra")).toMatchObject({ status: "confident", confidence: "medium", reason_codes: ["single_candidate", "clear_margin"] });
+    // Half is below it.
+    expect(resolve(idx, "kubeconfig zebra")).toMatchObject({ status: "ambiguous", reason_codes: ["single_candidate", "weak_coverage"] });
   });
 
   it("leaves generic request words out of coverage and is never confident on them alone", () => {
