@@ -23,6 +23,7 @@ const CatalogLine = z.object({
   tags: z.array(z.string()).optional(),
   useWhen: z.array(z.string()).optional(),
   toolUseWhen: z.array(z.string()).optional(),
+  annotations: z.record(z.string(), z.unknown()).optional(),
 });
 export type CatalogLine = z.infer<typeof CatalogLine>;
 
@@ -66,6 +67,7 @@ export function toEntry(line: CatalogLine, server = line.server): CatalogEntry {
     inputSchema,
     definition: { name: line.tool, description, inputSchema: { type: "object", ...inputSchema } },
     ...(line.title ? { title: line.title } : {}),
+    ...(line.annotations ? { annotations: line.annotations as JsonObject } : {}),
     ...(line.serverDescription ? { serverDescription: line.serverDescription } : {}),
     tags: line.tags ?? [],
     useWhen: line.useWhen ?? [],

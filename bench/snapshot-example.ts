@@ -33,7 +33,7 @@ async function main(): Promise<void> {
       await client.connect(new StdioClientTransport({ command: process.execPath, args, env, cwd: REPO_ROOT, stderr: "ignore" }));
       const { tools } = await client.listTools();
       for (const t of tools) {
-        lines.push(JSON.stringify({ server, tool: t.name, ...(t.title ? { title: t.title } : {}), description: t.description, inputSchema: t.inputSchema }));
+        lines.push(JSON.stringify({ server, tool: t.name, ...(t.title ? { title: t.title } : {}), description: t.description, inputSchema: t.inputSchema, ...(t.annotations ? { annotations: t.annotations } : {}) }));
       }
       await client.close();
     }

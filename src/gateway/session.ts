@@ -48,7 +48,7 @@ import { UpstreamPeer } from "./passthrough/peer.js";
 import type { Caller } from "./passthrough/router.js";
 import { runManagementTool } from "./tools/index.js";
 import { mountConflicts } from "./tools/list-servers.js";
-import { jsonResult, type ToolContext } from "./tools/context.js";
+import { BadRequest, jsonResult, type ToolContext } from "./tools/context.js";
 import { locateTool } from "./tools/locate.js";
 import type { AgentView } from "./view.js";
 
@@ -320,7 +320,8 @@ async function callMounted(ctx: ToolContext, name: string, args: unknown): Promi
     try {
       found = await locateTool(ctx, undefined, name, { live: true });
     } catch (err) {
-      throw new McpError(ErrorCode.InvalidParams, errorText(err));
+      // A name that matches nothing says so first, then what locate knows (did you mean ...).
+      throw new McpError(ErrorCode.InvalidParams, err instanceof BadRequest ? `unknown tool "${name}": ${err.message}` : errorText(err));
     }
     if ("doc" in found) {
       throw new McpError(ErrorCode.InvalidParams, `unknown tool "${name}" (${String(found.doc.error)}); try ${search}`);

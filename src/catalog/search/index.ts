@@ -16,7 +16,7 @@ import { foldText, indexTerms, queryTerms as queryTermsOf, searchTerms, type Ter
 import { truncateUtf8 } from "../../util/text.js";
 import { Vocabulary } from "./vocabulary.js";
 import { addTo, removeFrom } from "../../util/multimap.js";
-import { ActionIndex, queryActions, toolActions } from "./signals/action.js";
+import { ActionIndex, directObject, queryActions, toolActions } from "./signals/action.js";
 import { isDeprecated, replacementOf } from "./signals/deprecated.js";
 
 export interface RankedMatch {
@@ -107,6 +107,11 @@ export const SCORER = {
   nameWeight: 0.4,
   /** In name coverage, a name word the query reaches only through its stem ("files" for "file"). */
   stemOnlyWeight: 0.9,
+  /**
+   * A tool whose name holds the request's direct object (signals/action.ts directObject: "create
+   * an *entity* ... with the observation ...") scores × (1 + objectWeight × the variant's weight).
+   */
+  objectWeight: 0.3,
 };
 
 /**
@@ -246,6 +251,8 @@ export class SearchIndex {
   private readonly actions = new ActionIndex();
   /** 1 for a tool that declares itself deprecated (its score is scaled by SCORER.deprecatedWeight). */
   private docDeprecated = new Uint8Array(0);
+  /** How much harm a tool declares it can do (effectRank): the last tie-break before the name. */
+  private docEffect = new Uint8Array(0);
 
 
   size(): number {
@@ -269,6 +276,9 @@ export class SearchIndex {
         const deprecated = new Uint8Array(size);
         deprecated.set(this.docDeprecated);
         this.docDeprecated = deprecated;
+        const effect = new Uint8Array(size);
+        effect.set(this.docEffect);
+        this.docEffect = effect;
       }
       this.docServer[id] = sid;
       const tf = weightedTf(entry, TOOL_FIELDS);
@@ -281,6 +291,7 @@ export class SearchIndex {
         nameStems: nameWords(entry.tool),
       };
       this.docDeprecated[id] = deprecated ? 1 : 0;
+      this.docEffect[id] = effectRank(entry);
       this.actions.add(id, actions);
       docIds.push(id);
       this.docCount++;
@@ -452,7 +463,7 @@ export class SearchIndex {
       const usePhrase = qPhrase.length > 0 && Buffer.byteLength(qPhrase) <= SCORER.phraseMaxBytes;
       const nTerms = terms.length;
       const name = (id: number): string => (this.docs[id] as Doc).entry.namespaced;
-      // Exact names first, then score descending, then namespaced name ascending.
+      // Exact names first, then score descending, then pins, then the least harmful effect, then namespaced name.
       const preferred = (id: number): boolean => prefer !== undefined && prefer((this.docs[id] as Doc).entry);
       const before = (a: number, b: number): boolean => {
         if (exact.size > 0) {
@@ -466,6 +477,10 @@ export class SearchIndex {
           const pa = preferred(a);
           if (pa !== preferred(b)) return pa;
         }
+        // Evidence cannot tell them apart: the tool that declares it does the least harm first.
+        const fa = this.docEffect[a] as number;
+        const fb = this.docEffect[b] as number;
+        if (fa !== fb) return fa < fb;
         return name(a) < name(b);
       };
       const heap = new TopK(opts.limit, before);
@@ -475,7 +490,18 @@ export class SearchIndex {
       const prior = (id: number): number => (this.docDeprecated[id] === 1 ? SCORER.deprecatedWeight : 1);
       const docFactor = (id: number): number => prior(id) * (1 + SCORER.actionWeight * (factor[id] as number));
       const asWritten = new Set(queryTerms.map((t) => t.word));
-      const nameFactor = (id: number): number => (SCORER.nameWeight > 0 ? 1 + SCORER.nameWeight * this.nameCoverage(this.docs[id] as Doc, reach, asWritten) : 1);
+      const object = SCORER.objectWeight > 0 ? directObject(query) : undefined;
+      const objectStems = object !== undefined ? this.objectVariants(object) : undefined;
+      const nameFactor = (id: number): number => {
+        const doc = this.docs[id] as Doc;
+        let f = SCORER.nameWeight > 0 ? 1 + SCORER.nameWeight * this.nameCoverage(doc, reach, asWritten) : 1;
+        if (objectStems) {
+          let best = 0;
+          for (const { stem } of doc.nameStems) best = Math.max(best, objectStems.get(stem) ?? 0);
+          if (best >= SCORER.synonymWeight) f *= 1 + SCORER.objectWeight * best;
+        }
+        return f;
+      };
       // The hot loop of a long query over a large catalogue: it touches thousands of entries, so
       // it reads only the typed arrays and loads an entry's object only for a filter or a phrase
       // bonus, and skips the heap for scores that cannot enter it (no exact hits: plain order).
@@ -663,6 +689,14 @@ export class SearchIndex {
       const frag = [...(this.byFragment.get(q) ?? [])].filter(allowed);
       if (frag.length === 1 && frag[0] !== undefined) out.add(frag[0]);
     }
+    return out;
+  }
+
+  /** The stems the request's direct object reaches (its concept's variants), by weight. */
+  private objectVariants(word: string): Map<string, number> {
+    const term = searchTerms(word)[0];
+    const out = new Map<string, number>();
+    if (term) for (const v of this.variants(term)) out.set(v.stem, v.weight);
     return out;
   }
 
@@ -886,6 +920,16 @@ export function conceptsOf(terms: readonly Term[]): Term[][] {
     else groups.push([term]);
   }
   return groups;
+}
+
+/**
+ * What a tool declares it may do (MCP tool annotations): 0 read-only, 1 not destructive, 2 may be
+ * destructive (the spec's default when a tool says nothing).
+ */
+function effectRank(entry: CatalogEntry): number {
+  const a = entry.annotations;
+  if (a?.["readOnlyHint"] === true) return 0;
+  return a?.["destructiveHint"] === false ? 1 : 2;
 }
 
 /** A name's distinct stems, each with the first word that gave it (folded, as written). */

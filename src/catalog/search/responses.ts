@@ -173,9 +173,13 @@ function offlineMatches(ctx: ResponseContext, query: string, top: RankedMatch | 
   if (!ctx.offline) return { tools: [], servers: [] };
   const ranked = ctx.offline.ranker.rank(query, { limit: ASSESS_DEPTH, explain: true });
   const bar = top && !weakTop(top) ? contentCoverage(top.evidence).share : 0;
+  // A word counts against an offline server only when some catalogue knows it: the offline
+  // ranking's vocabulary is a few servers' text, and names and values ("Paris") are no capability.
+  const knownMain = (top?.evidence ?? []).map((e) => e.known);
   const close = ranked.matches.filter((m) => {
-    const c = contentCoverage(m.evidence);
-    return !c.generic && c.share >= WEAK_MATCH_COVERAGE && c.share >= bar;
+    const evidence = (m.evidence ?? []).filter((e, i) => Math.max(e.tool, e.server) > 0 || e.known || knownMain[i] === true);
+    const c = contentCoverage(evidence);
+    return !c.generic && c.content > 0 && c.share >= WEAK_MATCH_COVERAGE && c.share >= bar;
   });
   const servers: string[] = [];
   for (const m of close) if (!servers.includes(m.entry.server)) servers.push(m.entry.server);

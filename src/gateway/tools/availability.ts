@@ -18,15 +18,20 @@ const DOWN = new Set(["failed", "needs_auth", "locked", "disabled"]);
 
 /** A reason or stderr line an agent sees is one short line. */
 const REASON_BYTES = 200;
+/** Where the downstream layer quotes a failed server's stderr in its connect error. */
+const STDERR_MARK = "downstream stderr: ";
 
 export interface Availability {
   unavailable(server: string): ServerUnavailable | undefined;
   offline: OfflineServers | undefined;
 }
 
-/** The last non-empty line of a server's stderr: what it said when it failed. */
+/** The last line of a server's stderr that is not a stack frame: what it said when it failed. */
 function lastLine(text: string | undefined): string | undefined {
-  const lines = (text ?? "").split(/\r?\n/u).map((l) => collapseWhitespace(l)).filter((l) => l.length > 0);
+  const lines = (text ?? "")
+    .split(/\r?\n/u)
+    .map((l) => collapseWhitespace(l))
+    .filter((l) => l.length > 0 && !/^at\s/u.test(l));
   return lines.length > 0 ? lines[lines.length - 1] : undefined;
 }
 
@@ -45,7 +50,10 @@ function describeDown(hub: Hub, st: ServerStatus): ServerUnavailable {
       };
     default: {
       const stderr = lastLine(st.stderrTail);
-      const reason = [st.error, stderr && stderr !== st.error ? `stderr: ${stderr}` : undefined].filter(Boolean).join("; ");
+      // The connect error usually quotes the stderr line that explains it: that part is the reason
+      // (the protocol error before it only says the connection closed).
+      const error = st.error?.includes(STDERR_MARK) ? st.error.slice(st.error.indexOf(STDERR_MARK) + STDERR_MARK.length) : st.error;
+      const reason = [error, stderr && !(st.error ?? "").includes(stderr) ? `stderr: ${stderr}` : undefined].filter(Boolean).join("; ");
       return { state: st.state, ...(reason ? { reason: clipUtf8(reason, REASON_BYTES) } : {}), fix: `run \`${hub.operatorCommand(["doctor", "--server", name])}\`` };
     }
   }

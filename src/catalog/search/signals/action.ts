@@ -21,6 +21,7 @@ import type { CatalogEntry } from "../../types.js";
 import { synonymsOf } from "../lexicon.js";
 import { stem } from "../stem.js";
 import { isStopword } from "../stopwords.js";
+import { isGenericStem } from "../generic.js";
 import { words } from "../tokenize.js";
 import { wordnet, type VerbSenses } from "../wordnet.js";
 
@@ -77,6 +78,29 @@ export function toolActions(entry: Pick<CatalogEntry, "tool" | "description">): 
  * list about tools.
  */
 const DETERMINERS = new Set(["a", "an", "the", "this", "that", "these", "those", "my", "your", "our", "their", "his", "her", "its", "each", "every", "no"]);
+
+/**
+ * The request's direct object: the first content word after its leading verb that is not a
+ * generic word ("create *an entity* Alice with the observation ...", "add a new *person*"). A tool
+ * name is a verb and its object (create_entities), so the pair is what the name should hold: the
+ * object of a prepositional phrase ("with the observation") is not what the request acts on.
+ * Undefined when the request does not open with a verb.
+ */
+export function directObject(query: string): string | undefined {
+  let seenVerb = false;
+  let first = true;
+  for (const w of words(query)) {
+    if (w.length < 2 || isStopword(w)) continue;
+    if (first) {
+      first = false;
+      if (!verbOf(w)) return undefined;
+      seenVerb = true;
+      continue;
+    }
+    if (seenVerb && !isGenericStem(stem(w))) return w;
+  }
+  return undefined;
+}
 
 /**
  * The request's verbs: its content words that WordNet knows as verbs and that do not follow a
