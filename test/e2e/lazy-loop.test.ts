@@ -203,7 +203,7 @@ describe("failure-aware routing", () => {
     const down = (d.unavailable as Doc[]).find((u) => u.server === "weather");
     expect(down).toMatchObject({ server: "weather", state: "failed", fix: expect.stringMatching(/mcphub .*doctor --server weather/) });
     expect(String(down?.reason)).toContain("/srv/missing/settings.json");
-    expect(String(d.hint)).toMatch(/server weather is failed .*fix: run `mcphub .*doctor --server weather`/);
+    expect(String(d.hint)).toMatch(/server weather is failed; fix: run `mcphub .*doctor --server weather`/);
     expect(String(d.hint)).not.toMatch(/rephrase/);
     const s = doc(await gw.call("mcphub_search_tools", { query: "weather forecast for Paris tomorrow" }));
     expect((s.unavailable as Doc[]).map((u) => u.server)).toContain("weather");

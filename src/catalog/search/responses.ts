@@ -88,9 +88,12 @@ const HINTS = {
   search: "describe_tool shows a tool's full description and schema; call_tool runs it",
 } as const;
 
-/** What the hint says about a server that cannot serve now: its state, why, and the fix. */
+/**
+ * What the hint says about a server that cannot serve now: its state and the fix (the reason is in
+ * the answer's `servers` or `unavailable` entry for it, once).
+ */
 function unavailableText(server: string, u: ServerUnavailable): string {
-  return `server ${server} is ${u.state.replace(/_/g, " ")}${u.reason ? ` (${u.reason})` : ""}${u.fix ? `; fix: ${u.fix}` : ""}`;
+  return `server ${server} is ${u.state.replace(/_/g, " ")}${u.fix ? `; fix: ${u.fix}` : ""}`;
 }
 
 /** Cuts a query to the byte limit (at a code-point boundary); `cut` says whether it was. */
@@ -295,11 +298,11 @@ function noMatch(revision: string, query: string, reasons: ReasonCode[], ctx: Re
     alternatives_truncated: false,
     ...(unavailable.length > 0 ? { unavailable } : {}),
     hint: first
-      ? `no available tool matches; ${unavailableText(String(first["server"]), first as unknown as ServerUnavailable)}, and it may serve this: resolve again once it is fixed`
+      ? `no available tool matches, and ${unavailableText(String(first["server"]), first as unknown as ServerUnavailable)}: it may serve this; resolve again once it is fixed`
       : reasons[0] === "query_too_generic"
         ? HINTS.tooGeneric
         : HINTS.noOverlap,
-    ...capabilityFields(ctx),
+    ...capabilityFields(ctx, Object.fromEntries(unavailable.map((u) => [String(u["server"]), u]))),
   };
 }
 

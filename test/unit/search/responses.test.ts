@@ -335,7 +335,7 @@ describe("resolve_tool response", () => {
     expect(doc["reason_codes"]).toContain("server_unavailable");
     for (const r of doc["reason_codes"] as string[]) seenReasons.add(r);
     expect((doc["servers"] as JsonObject)["github"]).toMatchObject({ state: "needs_auth", reason: "the token was revoked", fix: "run `mcphub auth login github`" });
-    expect(doc["hint"]).toBe("do not call github__delete_branch now: server github is needs auth (the token was revoked); fix: run `mcphub auth login github`");
+    expect(doc["hint"]).toBe("do not call github__delete_branch now: server github is needs auth; fix: run `mcphub auth login github`");
   });
 
   it("names an unavailable server whose metadata matches better than any available tool", () => {
@@ -349,7 +349,7 @@ describe("resolve_tool response", () => {
     expect(doc["status"]).not.toBe("confident");
     expect(doc["reason_codes"]).toContain("server_unavailable");
     expect(doc["unavailable"]).toEqual([{ server: "weather", state: "failed", reason: "spawn weather-mcp ENOENT", fix: "run `mcphub doctor --server weather`" }]);
-    expect(doc["hint"]).toMatch(/server weather is failed \(spawn weather-mcp ENOENT\); fix: run `mcphub doctor --server weather`/);
+    expect(doc["hint"]).toMatch(/server weather is failed; fix: run `mcphub doctor --server weather`/);
     expect(doc["hint"]).not.toMatch(/rephrase/);
     // Search names it too, and the tools it would have found stay out of the matches.
     const sdoc = buildSearchResponse(idx, { query: "weather forecast for Paris" }, { revision: REV, all: [], unavailable: down, offline });
