@@ -1,9 +1,11 @@
 // Proxy overhead and advertised bytes, side by side in one run.
-//   npx tsx bench/proxy.ts [--calls 3000] [--concurrency 16]
+//   npx tsx bench/proxy.ts [--calls 3000] [--concurrency 16] [--base DIR]
 // One echo tool is called sequentially and with N calls in flight: (a) directly, (b) through a
 // bare SDK pass-through forwarder, (c) through mcphub in lazy mode (mcphub_call_tool) and in
 // expose-all mode (the mounted tool). Then the JSON size of tools/list in lazy mode and in expose
 // all over the LiveMCPBench catalogue, twice each, to show byte-identity across runs.
+// --base DIR adds (d) rows: the same two gateway paths run by another built checkout (DIR/bin/
+// mcphub.js, e.g. main before a refactor), measured in the same run, and a (c)/(d) ratio table.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -20,6 +22,8 @@ const LIVEMCPBENCH = resolve(ROOT, "bench/data/livemcpbench/catalog.jsonl");
 const argv = process.argv.slice(2);
 const CALLS = numberFlag("calls", 3000);
 const CONCURRENCY = numberFlag("concurrency", 16);
+const baseAt = argv.indexOf("--base");
+const BASE_BIN = baseAt >= 0 && argv[baseAt + 1] ? join(resolve(argv[baseAt + 1] as string), "bin/mcphub.js") : undefined;
 
 const home = mkdtempSync(join(tmpdir(), "mcphub-bench-"));
 const env = isolatedEnv(home);
@@ -106,6 +110,21 @@ async function proxyOverhead(): Promise<Result[]> {
   const msg = (i: number) => ({ message: `hello ${i}` });
   await waitForEcho(lazy, "mcphub_call_tool", (i) => ({ tool: "bench__echo", arguments: msg(i) }));
   await waitForEcho(all, "bench__echo", msg);
+  const base: Target[] = [];
+  if (BASE_BIN) {
+    const baseLazy = await connect(process.execPath, [BASE_BIN, "--config", lazyCfg, "mcp", "serve"]);
+    const baseAll = await connect(process.execPath, [BASE_BIN, "--config", allCfg, "mcp", "serve"]);
+    await waitForEcho(baseLazy, "mcphub_call_tool", (i) => ({ tool: "bench__echo", arguments: msg(i) }));
+    await waitForEcho(baseAll, "bench__echo", msg);
+    base.push(
+      {
+        label: "(d) base lazy call_tool",
+        client: baseLazy,
+        call: (i) => baseLazy.callTool({ name: "mcphub_call_tool", arguments: { tool: "bench__echo", arguments: msg(i) } }),
+      },
+      { label: "(d) base expose all", client: baseAll, call: (i) => baseAll.callTool({ name: "bench__echo", arguments: msg(i) }) },
+    );
+  }
   const targets: Target[] = [
     { label: "(a) direct", client: direct, call: (i) => direct.callTool({ name: "echo", arguments: msg(i) }) },
     { label: "(b) bare forwarder", client: forwarder, call: (i) => forwarder.callTool({ name: "echo", arguments: msg(i) }) },
@@ -118,9 +137,11 @@ async function proxyOverhead(): Promise<Result[]> {
   ];
   const results: Result[] = [];
   for (const concurrency of [1, CONCURRENCY]) {
-    for (const t of targets) results.push(await measure(t, concurrency));
+    // The two builds alternate row by row, so drifting load hits both alike.
+    const order = base.length ? [targets[0], targets[1], targets[2], base[0], targets[3], base[1]] : targets;
+    for (const t of order) if (t) results.push(await measure(t, concurrency));
   }
-  await Promise.all(targets.map((t) => t.client.close()));
+  await Promise.all([...targets, ...base].map((t) => t.client.close()));
   return results;
 }
 
@@ -177,6 +198,17 @@ async function main() {
     if (!b) continue;
     for (const c of results.filter((r) => r.mode === mode && r.label.startsWith("(c)"))) {
       console.log(`${pad(c.label, 42)}${pad(mode, 14)}${pad((c.p50 / b.p50).toFixed(2), 10)}${(c.rate / b.rate).toFixed(2)}`);
+    }
+  }
+  if (BASE_BIN) {
+    console.log(`\n${pad("this build (c) vs base (d)", 42)}${pad("mode", 14)}${pad("p50 c/d", 10)}${pad("p99 c/d", 10)}throughput c/d`);
+    for (const mode of [...new Set(results.map((r) => r.mode))]) {
+      for (const kind of ["lazy call_tool", "expose all"]) {
+        const c = results.find((r) => r.mode === mode && r.label === `(c) mcphub ${kind}`);
+        const d = results.find((r) => r.mode === mode && r.label === `(d) base ${kind}`);
+        if (!c || !d) continue;
+        console.log(`${pad(kind, 42)}${pad(mode, 14)}${pad((c.p50 / d.p50).toFixed(2), 10)}${pad((c.p99 / d.p99).toFixed(2), 10)}${(c.rate / d.rate).toFixed(2)}`);
+      }
     }
   }
   const ads = await advertisedBytes();

@@ -26,8 +26,8 @@ import { join } from "node:path";
 import MiniSearch from "minisearch";
 import { inputFieldNames } from "../src/catalog/search/fields.js";
 import { buildResolveResponse } from "../src/catalog/search/responses.js";
-import { tokenize } from "../src/catalog/search/tokenize.js";
-import { stem } from "../src/catalog/search/stem.js";
+import { tokenize } from "../src/catalog/search/text/tokenize.js";
+import { stem } from "../src/catalog/search/text/stem.js";
 import type { CatalogEntry } from "../src/catalog/types.js";
 import { truncateUtf8 } from "../src/util/text.js";
 import {

@@ -13,7 +13,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { PAGE_HTML } from "../src/gateway/status/page.js";
+import { PAGE_HTML } from "../src/serve/status/page.js";
 import { dayFileName, telemetryDir } from "../src/telemetry/files.js";
 import { queryStats } from "../src/telemetry/query.js";
 import { RecentCalls } from "../src/telemetry/recent.js";

@@ -1,3 +1,7 @@
+// The CLI, the top of the house: it parses argv, calls the parts below (config, serve, gateway,
+// vault, harness, telemetry...) and renders text or --json; no business logic lives here, and
+// nothing under src/ imports it (bin/mcphub.js runs this module, the bundle starts from it).
+//
 // Entry point of the `mcphub` command. It builds the commander program from one module per
 // command (src/cli/commands/*.ts, each exporting `register`) and turns every failure into one
 // readable line and a non-zero exit code: never a stack trace.

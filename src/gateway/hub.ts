@@ -24,11 +24,11 @@ import { ResultStore } from "../vault/results.js";
 import { VaultSecretResolver } from "../vault/resolver.js";
 import { errorText } from "../util/errors.js";
 import { VERSION } from "../version.js";
-import { DetachedRegistry } from "./detached.js";
-import { Guard } from "./guard/guard.js";
-import type { Logger } from "./log.js";
-import { Passthrough } from "./passthrough/router.js";
-import { Scope } from "./policy/scope.js";
+import { Guard } from "../guard/index.js";
+import type { Logger } from "../util/log.js";
+import { DetachedRegistry, type CallPorts } from "./call/index.js";
+import { Passthrough } from "./passthrough/index.js";
+import { Scope } from "./policy/index.js";
 import { AgentView } from "./view.js";
 
 export interface HubOptions {
@@ -69,6 +69,8 @@ export class Hub {
   readonly passthrough: Passthrough;
   /** Effect classes, agent policies, confirmation and pinned definitions (docs/guardrails.md). */
   readonly guard: Guard;
+  /** What the call pipeline may use of this hub (gateway/call/context.ts). */
+  readonly calls: CallPorts;
   private readonly views = new Map<string, AgentView>();
   /** Supervisor generation last applied to the catalogue, per server (avoids re-indexing twice). */
   private readonly applied = new Map<string, number>();
@@ -144,7 +146,41 @@ export class Hub {
     this.telemetry = Telemetry.open({ dataDir: opts.dataDir });
     // The vault is opened in the background: initialize and tools/list never wait for it.
     this.stores = openStores(opts, openOnce).catch((err: unknown) => ({ error: errorText(err) }));
-    this.detached = new DetachedRegistry(this);
+    this.detached = new DetachedRegistry({ journal: () => this.journal(), log: opts.log });
+    this.calls = this.callPorts();
+  }
+
+  /** The narrow ports the call pipeline runs on: each stage sees only what it needs of the hub. */
+  private callPorts(): CallPorts {
+    const telemetry = this.telemetry;
+    return {
+      servers: {
+        config: () => this.config,
+        catalog: this.catalog,
+        ensureListing: (server, signal) => this.ensureListing(server, signal),
+        ensureLive: (server, signal) => this.ensureLive(server, signal),
+        waitForPending: (view, signal) => this.waitForPending(view, signal),
+        command: (args) => this.operatorCommand(args),
+      },
+      guard: this.guard,
+      send: (caller, entry, args, o) =>
+        this.passthrough.run(
+          caller,
+          entry.server,
+          (route) =>
+            this.supervisor.callTool(entry.server, entry.wire, args, {
+              ...route,
+              ...o.limits,
+              ...(o.signal ? { signal: o.signal } : {}),
+              ...(o.onProgress ? { onProgress: o.onProgress } : {}),
+            }),
+          o.signal,
+        ),
+      results: { store: () => this.resultStore(), problem: () => this.vaultProblem() },
+      telemetry: { record: (rec) => telemetry.record(rec) },
+      detached: this.detached,
+      log: this.opts.log,
+    };
   }
 
   get config(): Config {
@@ -285,6 +321,18 @@ export class Hub {
       for (const name of pending) this.syncServer(name);
     }
     return this.pendingServers(view);
+  }
+
+  /**
+   * Waits for the in-scope servers whose listing is not known yet (no live and no cached one),
+   * starting idle ones; true when any became ready. A server known from its cache is not waited
+   * for: its names are already published.
+   */
+  async waitForPending(view: AgentView, signal?: AbortSignal): Promise<boolean> {
+    const pending = this.pendingServers(view);
+    if (pending.length === 0) return false;
+    const results = await Promise.allSettled(pending.map((name) => this.ensureListing(name, signal)));
+    return results.some((r) => r.status === "fulfilled");
   }
 
   /**

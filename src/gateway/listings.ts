@@ -9,7 +9,7 @@ import { splitNamespaced } from "../catalog/names.js";
 import { isNamespaced } from "../config/schema.js";
 import type { DownstreamSnapshot } from "../downstream/types.js";
 import type { Hub } from "./hub.js";
-import { planMounts, type MountInput, type MountKind, type MountPlan } from "./policy/mounts.js";
+import { type MountInput, type MountKind, type MountPlan, planMounts } from "./policy/index.js";
 import type { AgentView } from "./view.js";
 
 export const HOWTO_URI = "mcphub://howto";

@@ -22,11 +22,10 @@ import {
   type CallToolResult,
   type CompleteResult,
 } from "@modelcontextprotocol/sdk/types.js";
-import { splitNamespaced } from "../catalog/names.js";
 import { isNamespaced } from "../config/schema.js";
 import { canonicalJson } from "../util/canonical-json.js";
 import { VERSION } from "../version.js";
-import { downstreamFailure, InvalidArgumentsError, invokeTool, NotSentError } from "./call.js";
+import { callContext, downstreamFailure, runCall } from "./call/index.js";
 import { routeCallsDirectly, type CallHandler } from "./direct-calls.js";
 import { errorText } from "../util/errors.js";
 import type { Hub } from "./hub.js";
@@ -42,14 +41,10 @@ import {
   type Published,
 } from "./listings.js";
 import { advertisedName, managementToolFor } from "./management.js";
-import { UPSTREAM_SERVER_CAPABILITIES } from "./passthrough/capabilities.js";
-import { isWireError, toWire, WireError } from "./passthrough/errors.js";
-import { UpstreamPeer } from "./passthrough/peer.js";
-import type { Caller } from "./passthrough/router.js";
+import { type Caller, isWireError, toWire, UPSTREAM_SERVER_CAPABILITIES, UpstreamPeer, WireError } from "./passthrough/index.js";
 import { runManagementTool } from "./tools/index.js";
 import { mountConflicts } from "./tools/list-servers.js";
-import { BadRequest, jsonResult, type ToolContext } from "./tools/context.js";
-import { locateTool } from "./tools/locate.js";
+import { jsonResult, type ToolContext } from "./tools/context.js";
 import type { AgentView } from "./view.js";
 
 export interface Session {
@@ -279,68 +274,47 @@ function reportConflicts(hub: Hub, view: AgentView): void {
  */
 async function resolveOrWait(hub: Hub, view: AgentView, resolve: (p: Published) => { server: string; name: string } | { error: string }) {
   let r = resolve(published(hub, view));
-  if ("error" in r && (await waitForPending(hub, view))) r = resolve(published(hub, view));
+  if ("error" in r && (await hub.waitForPending(view))) r = resolve(published(hub, view));
   if ("error" in r) throw new WireError(ErrorCode.InvalidParams, r.error);
   return r;
 }
 
-/**
- * Waits for the in-scope servers whose listing is not known yet (no live and no cached one),
- * starting idle ones; true when any became ready. A server known from its cache is not waited
- * for: its names are already published.
- */
-async function waitForPending(hub: Hub, view: AgentView, signal?: AbortSignal): Promise<boolean> {
-  const pending = hub.pendingServers(view);
-  if (pending.length === 0) return false;
-  const results = await Promise.allSettled(pending.map((name) => hub.ensureListing(name, signal)));
-  return results.some((r) => r.status === "fulfilled");
-}
-
+/** tools/call of a published tool name: through the call pipeline, rendered as tools/call answers. */
 async function callMounted(ctx: ToolContext, name: string, args: unknown): Promise<CallToolResult> {
-  const search = advertisedName("search_tools", ctx.view.naming);
-  let mounted = ctx.view.toolMounts();
-  let hit = mounted.byPublished.get(name);
-  if (!hit && !mounted.conflicts.has(name) && !splitNamespaced(name) && (await waitForPending(ctx.hub, ctx.view, ctx.signal))) {
-    mounted = ctx.view.toolMounts();
-    hit = mounted.byPublished.get(name);
-  }
-  const conflict = mounted.conflicts.get(name);
-  if (!hit && conflict) throw new WireError(ErrorCode.InvalidParams, conflict.message);
-  let entry = hit?.item;
-  if (entry && ctx.hub.catalog.listingOf(entry.server)?.source !== "live") {
-    // Known only from the cache: start the server, then call against the tools it has now.
-    await ctx.hub.ensureLive(entry.server, ctx.signal).catch(() => undefined);
-    entry = ctx.view.toolMounts().byPublished.get(name)?.item;
-  }
-  if (!entry) {
-    if (!splitNamespaced(name)) {
-      throw new McpError(ErrorCode.InvalidParams, `unknown tool "${name}"; downstream tools are named server__tool (try ${search})`);
+  const call = callContext({
+    ports: ctx.hub.calls,
+    view: ctx.view,
+    target: { kind: "published", name },
+    args: (args ?? {}) as Record<string, unknown>,
+    via: "mount",
+    mode: "wait",
+    signal: ctx.signal,
+    caller: ctx.caller,
+    onProgress: ctx.onProgress,
+  });
+  const outcome = await runCall(call);
+  switch (outcome.kind) {
+    case "result":
+      return outcome.result;
+    case "bad_reference":
+      // A refused bare name crosses as is; the rest are the SDK's InvalidParams errors.
+      if (outcome.conflict) throw new WireError(ErrorCode.InvalidParams, outcome.message);
+      throw new McpError(ErrorCode.InvalidParams, outcome.message);
+    case "out_of_scope":
+    case "busy":
+      throw new McpError(ErrorCode.InvalidParams, outcome.message);
+    case "not_found":
+      throw new McpError(ErrorCode.InvalidParams, `unknown tool "${name}" (${String(outcome.document.error)}); try ${advertisedName("search_tools", ctx.view.naming)}`);
+    case "not_sent":
+    case "accepted":
+      // Invalid arguments, a guardrail refusal, a declined confirmation: nothing was sent.
+      return { ...jsonResult(outcome.document), isError: true };
+    case "failed": {
+      const err = outcome.error;
+      // The client must see this one as the protocol error it is: its data lists the URLs to open.
+      if (err instanceof McpError && err.code === ErrorCode.UrlElicitationRequired) throw toWire(err);
+      return { content: [{ type: "text", text: downstreamFailure(call.entry?.namespaced ?? name, err) }], isError: true };
     }
-    let found;
-    try {
-      found = await locateTool(ctx, undefined, name, { live: true });
-    } catch (err) {
-      // A name that matches nothing says so first, then what locate knows (did you mean ...).
-      throw new McpError(ErrorCode.InvalidParams, err instanceof BadRequest ? `unknown tool "${name}": ${err.message}` : errorText(err));
-    }
-    if ("doc" in found) {
-      throw new McpError(ErrorCode.InvalidParams, `unknown tool "${name}" (${String(found.doc.error)}); try ${search}`);
-    }
-    entry = found.entry;
-  }
-  try {
-    return await invokeTool(ctx.hub, ctx.view, entry, args ?? {}, {
-      via: "mount",
-      signal: ctx.signal,
-      ...(ctx.caller ? { caller: ctx.caller } : {}),
-      ...(ctx.onProgress ? { onProgress: ctx.onProgress } : {}),
-    });
-  } catch (err) {
-    // Invalid arguments, a guardrail refusal, a declined confirmation: nothing was sent.
-    if (err instanceof NotSentError) return { ...jsonResult(err.document), isError: true };
-    // The client must see this one as the protocol error it is: its data lists the URLs to open.
-    if (err instanceof McpError && err.code === ErrorCode.UrlElicitationRequired) throw toWire(err);
-    return { content: [{ type: "text", text: downstreamFailure(entry.namespaced, err) }], isError: true };
   }
 }
 

@@ -8,14 +8,10 @@ import { capabilityHints, capabilitySummary, type SummaryServer } from "../catal
 import type { CatalogEntry } from "../catalog/types.js";
 import { isNamespaced, type Config } from "../config/schema.js";
 import { canonicalJson } from "../util/canonical-json.js";
-import type { Guard } from "./guard/guard.js";
+import type { Guard } from "../guard/index.js";
 import { managementDefinitions, managementToolFor, type ManagementNaming, type ManagementTool, advertisedName } from "./management.js";
-import { planMounts, type MountPlan } from "./policy/mounts.js";
-import { selectAdvertised, type BudgetReport } from "./policy/advertise.js";
-import { buildInstructions } from "./policy/instructions.js";
+import { type BudgetReport, buildInstructions, effectivePins, type MountPlan, pinMatches, planMounts, Scope, selectAdvertised } from "./policy/index.js";
 import { receiptBudget } from "./receipts.js";
-import { effectivePins, pinMatches } from "./policy/pins.js";
-import { Scope } from "./policy/scope.js";
 
 export interface Advertisement {
   tools: Tool[];

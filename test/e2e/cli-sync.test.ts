@@ -4,7 +4,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import YAML from "yaml";
-import { TokenStore } from "../../src/gateway/tokens.js";
+import { TokenStore } from "../../src/serve/tokens.js";
 import { cliSandbox, type CliSandbox } from "../helpers/cli.js";
 
 const FIXTURES = join(import.meta.dirname, "..", "fixtures", "harness");

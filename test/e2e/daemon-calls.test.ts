@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { detachedRefusal, MAX_DETACHED_IN_FLIGHT, MAX_DETACHED_TOTAL } from "../../src/gateway/detached.js";
+import { detachedRefusal, MAX_DETACHED_IN_FLIGHT, MAX_DETACHED_TOTAL } from "../../src/gateway/call/index.js";
 import { doc, FIXTURES, runMcphub, startGateway, tempHome, text, waitReady, type TempHome } from "../helpers/gateway.js";
 import { httpClient, startDaemon, until } from "../helpers/mcp-daemon.js";
 

@@ -7,8 +7,8 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { validateConfig } from "../../src/config/load.js";
 import type { Config } from "../../src/config/schema.js";
-import { Hub } from "../../src/gateway/hub.js";
-import { memoryLogger } from "../../src/gateway/log.js";
+import { Hub } from "../../src/gateway/index.js";
+import { memoryLogger } from "../../src/util/log.js";
 import { FIXTURES, until } from "../helpers/gateway.js";
 
 const dirs: string[] = [];

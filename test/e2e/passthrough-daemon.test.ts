@@ -11,9 +11,8 @@ import { pathToFileURL } from "node:url";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { configSchema, type RawConfig } from "../../src/config/schema.js";
-import { startHttpGateway, type HttpGateway } from "../../src/gateway/http.js";
-import { memoryLogger } from "../../src/gateway/log.js";
-import { TokenStore } from "../../src/gateway/tokens.js";
+import { startHttpGateway, TokenStore, type HttpGateway } from "../../src/serve/index.js";
+import { memoryLogger } from "../../src/util/log.js";
 import { alive, FIXTURES, ROOT, tempHome, text, type TempHome } from "../helpers/gateway.js";
 import { eventually, fixtureEvents, peerClient, type Answers, type PeerClient } from "../helpers/passthrough.js";
 

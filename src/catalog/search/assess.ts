@@ -22,7 +22,7 @@
 // All of them → confident (high when every content word is covered and the margin is wide),
 // otherwise ambiguous with a reason code per failed rule. The Go rules' weak-score, tie and
 // low-matched-fraction checks stay as further reasons to be ambiguous.
-import { isGenericStem } from "./generic.js";
+import { isGenericStem } from "./text/generic.js";
 import type { ConceptEvidence, RankedMatch } from "./index.js";
 
 /** Below this, the top match rests on less than one solid hit (a moderately rare term in a description). */

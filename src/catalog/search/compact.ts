@@ -7,7 +7,7 @@
 import type { CatalogEntry, JsonObject, JsonValue } from "../types.js";
 import type { RankedMatch } from "./index.js";
 import { clipUtf8, collapseWhitespace, utf8Bytes } from "../../util/text.js";
-import { foldText } from "./tokenize.js";
+import { foldText } from "./text/tokenize.js";
 
 export const BOUNDS = {
   title: 160,

@@ -1,3 +1,8 @@
+// Search and ranking of the catalogue (this folder): the index below, the tool-level ranking
+// signals (signals/: action agreement, deprecation), hybrid fusion with the dense ranking
+// (fusion.ts, dense.ts), resolve assessment (assess.ts), the response documents (responses.ts,
+// compact.ts, template.ts, pending.ts, summary.ts), and the language side (text/).
+//
 // The search index over the in-scope catalogue: an inverted index of stems with a BM25F-style
 // scorer (field weights, length normalisation against fixed reference lengths, tf saturation,
 // IDF), query-side synonym expansion, prefix and one-edit typo matching, a phrase bonus and an
@@ -9,15 +14,14 @@
 // compare and break ties on; see docs/discovery.md for the scale and the resolve thresholds.
 import type { CatalogEntry } from "../types.js";
 import { SERVER_FIELDS, TOOL_FIELDS, type FieldSpec } from "./fields.js";
-import { synonymsOf } from "./lexicon.js";
-import { wordnet } from "./wordnet.js";
-import { stem as stemWord } from "./stem.js";
-import { foldText, indexTerms, queryTerms as queryTermsOf, searchTerms, type Term } from "./tokenize.js";
+import { synonymsOf } from "./text/lexicon.js";
+import { wordnet } from "./text/wordnet.js";
+import { stem as stemWord } from "./text/stem.js";
+import { foldText, indexTerms, queryTerms as queryTermsOf, searchTerms, type Term } from "./text/tokenize.js";
 import { truncateUtf8 } from "../../util/text.js";
 import { Vocabulary } from "./vocabulary.js";
 import { addTo, removeFrom } from "../../util/multimap.js";
-import { ActionIndex, directObject, queryActions, toolActions } from "./signals/action.js";
-import { isDeprecated, replacementOf } from "./signals/deprecated.js";
+import { ActionIndex, directObject, isDeprecated, queryActions, replacementOf, toolActions } from "./signals/index.js";
 
 export interface RankedMatch {
   entry: CatalogEntry;

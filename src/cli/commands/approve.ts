@@ -2,7 +2,7 @@
 // approved, or never approved on a quarantined server) and approves them by name. The store and
 // the rules are src/guard/approve.ts; running gateways see an approval on their next call.
 import type { Command } from "commander";
-import { ApproveError, approveTools, pendingApprovals, type PendingTool } from "../../guard/approve.js";
+import { ApproveError, approveTools, pendingApprovals, type PendingTool } from "../../guard/index.js";
 import { Telemetry } from "../../telemetry/index.js";
 import { CliError, colors, printJson, type CliIO } from "../context.js";
 import { dataDirOf, example, globalsOf, load } from "./common.js";

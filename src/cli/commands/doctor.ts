@@ -8,7 +8,7 @@ import { probeServer } from "../../downstream/probe.js";
 import { findCommand } from "../../downstream/spawn-plan.js";
 import { probeEmbeddings } from "../../catalog/embeddings/probe.js";
 import { formatBytes } from "../../util/units.js";
-import { pendingApprovals } from "../../guard/approve.js";
+import { pendingApprovals } from "../../guard/index.js";
 import { planSync } from "../../harness/index.js";
 import { openKeyring } from "../../vault/keys.js";
 import { VaultSecretResolver } from "../../vault/resolver.js";

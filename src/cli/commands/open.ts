@@ -4,8 +4,8 @@
 import { get } from "node:http";
 import type { Command } from "commander";
 import { DEFAULT_LISTEN, loadConfig } from "../../config/index.js";
-import { createLoginSecret, LOGIN_LINK_TTL_MS, writeLaunchFile } from "../../gateway/status/login.js";
-import { TokenStore } from "../../gateway/tokens.js";
+import { createLoginSecret, LOGIN_LINK_TTL_MS, writeLaunchFile } from "../../serve/status/index.js";
+import { TokenStore } from "../../serve/tokens.js";
 import { daemonUrl } from "../../harness/desired.js";
 import { launch, pickOpener } from "../../util/browser.js";
 import { CliError, colors, printJson, type CliIO } from "../context.js";

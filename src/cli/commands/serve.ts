@@ -1,7 +1,7 @@
 // `mcphub mcp serve` (stdio, or HTTP with --listen) and `mcphub up` (the shared HTTP daemon).
 import type { Command } from "commander";
 import { dataDir, loadConfig, parseListen, DEFAULT_LISTEN } from "../../config/index.js";
-import { stderrLogger } from "../../gateway/log.js";
+import { stderrLogger } from "../../util/log.js";
 import { CliError, type CliIO } from "../context.js";
 
 export function registerServe(program: Command, io: CliIO): void {
@@ -24,13 +24,13 @@ export function registerServe(program: Command, io: CliIO): void {
       const env = process.env;
       const log = stderrLogger(env);
       if (opts.listen !== undefined) {
-        const { serveHttp } = await import("../../gateway/http.js");
+        const { serveHttp } = await import("../../serve/http/index.js");
         await serveHttp({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, listen: listenOf(opts.listen), io, ...(opts.agent ? { agent: opts.agent } : {}) });
         exitSoon();
         return;
       }
       // Loaded on demand: `mcphub list` and friends should not pay for the gateway's imports.
-      const { serveStdio } = await import("../../gateway/stdio.js");
+      const { serveStdio } = await import("../../serve/stdio/index.js");
       await serveStdio({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, ...(opts.agent ? { agent: opts.agent } : {}) });
       exitSoon();
     });
@@ -46,7 +46,7 @@ export function registerServe(program: Command, io: CliIO): void {
       const env = process.env;
       const log = stderrLogger(env);
       const listen = listenOf(opts.listen ?? loaded.config.listen ?? DEFAULT_LISTEN);
-      const { serveHttp } = await import("../../gateway/http.js");
+      const { serveHttp } = await import("../../serve/http/index.js");
       await serveHttp({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, listen, io });
       exitSoon();
     });

@@ -1,7 +1,7 @@
 // `mcphub token create|list|revoke`: bearer tokens that let an agent use the HTTP daemon
 // (`mcphub up`). A token is shown once, at creation; mcphub keeps only its hash.
 import type { Command } from "commander";
-import { TokenStore, type TokenInfo } from "../../gateway/tokens.js";
+import { TokenStore, type TokenInfo } from "../../serve/tokens.js";
 import { CliError, colors, printJson, type CliIO } from "../context.js";
 import { dataDirOf, example, globalsOf, load, table } from "./common.js";
 

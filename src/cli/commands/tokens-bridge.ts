@@ -1,7 +1,7 @@
-// Creates a daemon bearer token for an agent in the gateway's TokenStore (src/gateway/tokens.ts).
+// Creates a daemon bearer token for an agent in the gateway's TokenStore (src/serve/tokens.ts).
 // The store keeps only hashes, so sync remembers the plaintext in its 0600 state file (see
 // src/harness/state.ts) to keep later syncs no-ops.
-import { TokenStore } from "../../gateway/tokens.js";
+import { TokenStore } from "../../serve/tokens.js";
 
 export async function createAgentToken(dataDir: string, agent: string): Promise<string> {
   const { token } = await TokenStore.open(dataDir).create(agent);

@@ -18,7 +18,7 @@ import { isPerSession, type Config } from "../../config/schema.js";
 import type { Supervisor } from "../../downstream/supervisor.js";
 import type { CallOptions, ClientHooks, ConnectionOrigin, PeerMessage } from "../../downstream/types.js";
 import { errorText } from "../../util/errors.js";
-import type { Logger } from "../log.js";
+import type { Logger } from "../../util/log.js";
 import { toWire, WireError } from "./errors.js";
 import { DOWNSTREAM_CLIENT_CAPABILITIES, isForwardedMethod, missingCapability, type ForwardedMethod } from "./capabilities.js";
 import { connKey, ownedBy } from "./keys.js";

@@ -1,16 +1,12 @@
-// mcphub_call_tool: route by server__tool or server + tool, validate the arguments against the
-// downstream schema (a bad call never reaches the downstream), then call through the one result
-// path, or start a detached call.
+// mcphub_call_tool: parse the request, run it through the call pipeline (../call/pipeline.ts:
+// locate by server__tool or server + tool, scope, guard, validate, confirm, dispatch, finalize,
+// record) and render its outcome as a management-tool answer. `detach: true` starts the call in
+// the background and answers with its callId.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { downstreamFailure, guardCheck, invokeTool, NotSentError } from "../call.js";
-import { jsonBytes } from "../receipts.js";
-import { DetachedError } from "../detached.js";
 import { errorText } from "../../util/errors.js";
-import { checkArguments } from "../validate-args.js";
-import { advertisedName } from "../management.js";
-import { badRequest, jsonResult, parseArgs, type ToolContext } from "./context.js";
-import { locateTool, normaliseToolName } from "./locate.js";
+import { callContext, downstreamFailure, runCall, type CallOutcome } from "../call/index.js";
+import { badRequest, jsonResult, normaliseToolName, parseArgs, type ToolContext } from "./context.js";
 
 const callArgs = z.strictObject({
   tool: z.string(),
@@ -45,45 +41,34 @@ function quickCallArgs(raw: unknown): CallArgs | undefined {
 
 export async function callTool(ctx: ToolContext, raw: unknown): Promise<CallToolResult> {
   const args = quickCallArgs(raw) ?? parseArgs(callArgs, normaliseToolName(raw, Object.keys(callArgs.shape), USAGE), USAGE);
-  const found = await locateTool(ctx, args.server, args.tool, { live: true });
-  if ("doc" in found) return jsonResult(found.doc);
-  const { entry } = found;
-  const toolArgs = args.arguments ?? {};
-  if (args.detach) {
-    try {
-      guardCheck(ctx.hub, ctx.view, entry, "detach", jsonBytes(toolArgs));
-    } catch (err) {
-      if (err instanceof NotSentError) return jsonResult(err.document);
-      throw err;
-    }
-    const problems = checkArguments(entry.inputSchema, toolArgs);
-    if (problems) {
-      return jsonResult({
-        status: "invalid_arguments",
-        namespaced: entry.namespaced,
-        missing: problems.missing,
-        invalid: problems.invalid,
-        hint: `Nothing was started. Call ${advertisedName("describe_tool", ctx.view.naming)} for ${entry.namespaced}, then retry with the arguments fixed.`,
-      });
-    }
-    try {
-      return jsonResult(await ctx.hub.detached.start(ctx.view, entry, toolArgs, args.timeout_ms, ctx.caller, ctx.signal));
-    } catch (err) {
-      if (err instanceof NotSentError) return jsonResult(err.document);
-      if (err instanceof DetachedError) return badRequest(err.message);
-      return badRequest(`detach ${entry.namespaced}: ${errorText(err)}`);
-    }
-  }
-  try {
-    return await invokeTool(ctx.hub, ctx.view, entry, toolArgs, {
-      via: "call_tool",
-      ...(args.timeout_ms !== undefined ? { timeoutMs: args.timeout_ms } : {}),
-      signal: ctx.signal,
-      ...(ctx.caller ? { caller: ctx.caller } : {}),
-      ...(ctx.onProgress ? { onProgress: ctx.onProgress } : {}),
-    });
-  } catch (err) {
-    if (err instanceof NotSentError) return jsonResult(err.document);
-    return badRequest(downstreamFailure(entry.namespaced, err));
+  const call = callContext({
+    ports: ctx.hub.calls,
+    view: ctx.view,
+    target: { kind: "reference", server: args.server, tool: args.tool },
+    args: args.arguments ?? {},
+    via: args.detach ? "detach" : "call_tool",
+    mode: args.detach ? "detach" : "wait",
+    timeoutMs: args.timeout_ms,
+    signal: ctx.signal,
+    caller: ctx.caller,
+    onProgress: ctx.onProgress,
+  });
+  return render(await runCall(call), call.entry?.namespaced ?? args.tool, args.detach === true);
+}
+
+function render(outcome: CallOutcome, namespaced: string, detach: boolean): CallToolResult {
+  switch (outcome.kind) {
+    case "result":
+      return outcome.result;
+    case "accepted":
+    case "not_found":
+    case "not_sent":
+      return jsonResult(outcome.document);
+    case "bad_reference":
+    case "out_of_scope":
+    case "busy":
+      return badRequest(outcome.message);
+    case "failed":
+      return badRequest(detach ? `detach ${namespaced}: ${errorText(outcome.error)}` : downstreamFailure(namespaced, outcome.error));
   }
 }

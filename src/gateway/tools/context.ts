@@ -5,7 +5,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
 import type { JsonObject } from "../../catalog/types.js";
 import type { Hub } from "../hub.js";
-import type { Caller } from "../passthrough/router.js";
+import type { Caller } from "../passthrough/index.js";
 import type { AgentView } from "../view.js";
 
 export interface ToolContext {
@@ -46,6 +46,9 @@ export function isOwnError(result: CallToolResult): boolean {
 
 export class BadRequest extends Error {}
 
+/** A reference to a tool outside the agent's scope. */
+export class OutOfScope extends Error {}
+
 /** Parses management-tool arguments; throws BadRequest with a one-line, actionable message. */
 export function parseArgs<T extends z.ZodType>(schema: T, raw: unknown, usage: string): z.output<T> {
   const r = schema.safeParse(raw ?? {});
@@ -53,4 +56,23 @@ export function parseArgs<T extends z.ZodType>(schema: T, raw: unknown, usage: s
   const issue = r.error.issues[0];
   const where = issue && issue.path.length ? `${issue.path.join(".")}: ` : "";
   throw new BadRequest(`${where}${issue?.message ?? "invalid arguments"}. Send ${usage}.`);
+}
+
+/**
+ * describe_tool and call_tool take the same names: `name` is accepted for `tool` (models send MCP's
+ * tools/call field name); any other unknown key is refused with a message naming it and the
+ * fields to use.
+ */
+export function normaliseToolName(raw: unknown, known: readonly string[], usage: string): unknown {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return raw;
+  const obj = raw as Record<string, unknown>;
+  const accepted = new Set([...known, "name"]);
+  const unknown = Object.keys(obj).filter((k) => !accepted.has(k));
+  if (unknown.length > 0) {
+    throw new BadRequest(`unknown key \`${unknown[0]}\`; use \`tool\` for the tool name${known.includes("arguments") ? " and `arguments` for its arguments" : ""}. Send ${usage}.`);
+  }
+  if (!("name" in obj)) return obj;
+  const { name, ...rest } = obj;
+  if ("tool" in rest && rest["tool"] !== name) throw new BadRequest(`both \`tool\` and \`name\` were sent and differ; send only \`tool\`. Send ${usage}.`);
+  return { ...rest, tool: name };
 }

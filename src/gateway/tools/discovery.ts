@@ -8,9 +8,9 @@ import { markListingPending, markResolvePending } from "../../catalog/search/pen
 import { buildResolveResponse, buildSearchResponse, CAPABILITIES_MAX_BYTES, MAX_QUERIES, type ResponseContext } from "../../catalog/search/responses.js";
 import type { JsonObject } from "../../catalog/types.js";
 import type { Presenter } from "../../catalog/search/compact.js";
-import { BadRequest, jsonResult, parseArgs, type ToolContext } from "./context.js";
+import { locateTool } from "../call/index.js";
+import { BadRequest, jsonResult, normaliseToolName, OutOfScope, parseArgs, type ToolContext } from "./context.js";
 import { availabilityOf } from "./availability.js";
-import { locateTool, normaliseToolName } from "./locate.js";
 import { rankerFor } from "./ranking.js";
 
 const searchArgs = z.strictObject({
@@ -92,8 +92,10 @@ const describeArgs = z.strictObject({ tool: z.string(), server: z.string().optio
 
 export async function describeTool(ctx: ToolContext, raw: unknown): Promise<CallToolResult> {
   const args = parseArgs(describeArgs, normaliseToolName(raw, Object.keys(describeArgs.shape), DESCRIBE_USAGE), DESCRIBE_USAGE);
-  const found = await locateTool(ctx, args.server, args.tool);
+  const found = await locateTool(ctx.hub.calls.servers, ctx.view, args.server, args.tool, { signal: ctx.signal });
   if ("doc" in found) return jsonResult(found.doc);
+  if ("bad" in found) throw new BadRequest(found.bad);
+  if ("outside" in found) throw new OutOfScope(found.outside);
   const e = ctx.hub.guard.present(found.entry);
   const down = availabilityOf(ctx.hub, ctx.view).unavailable(e.server);
   const doc: JsonObject = {

@@ -1,14 +1,15 @@
-// Dispatch of the eight management tools. Bad requests and scope refusals become isError
+// The eight management tools' handlers, one module per family (discovery, call_tool, results,
+// list_servers, stats), their shared context and argument bounds; this module dispatches them.
+// Bad requests and scope refusals become isError
 // results with an actionable message; nothing here throws into the MCP server.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { errorText } from "../../util/errors.js";
 import type { ManagementTool } from "../management.js";
 import { callTool } from "./call-tool.js";
 import { boundReply, checkArgumentBounds } from "./bounds.js";
-import { BadRequest, badRequest, type ToolContext } from "./context.js";
+import { BadRequest, badRequest, OutOfScope, type ToolContext } from "./context.js";
 import { describeTool, resolveTool, searchTools } from "./discovery.js";
 import { listServers } from "./list-servers.js";
-import { OutOfScope } from "./locate.js";
 import { getResult, pollResult } from "./results.js";
 import { stats } from "./stats.js";
 

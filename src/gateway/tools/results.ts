@@ -14,7 +14,7 @@ import { ResultNotFoundError, type ResultMeta, type ResultStore } from "../../va
 import { FindBusyError, FindTamperedError } from "../../vault/textview/find-runner.js";
 import { readBlock, readLines, readTextPage } from "../../vault/textview/reader.js";
 import type { ViewIndex } from "../../vault/textview/types.js";
-import { allowedFor, DetachedError } from "../detached.js";
+import { allowedFor, DetachedError } from "../call/index.js";
 import { errorText } from "../../util/errors.js";
 import { releaseMemory } from "../../util/memory.js";
 import { clipUtf8 } from "../../util/text.js";

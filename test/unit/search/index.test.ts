@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { conceptsOf, SearchIndex } from "../../../src/catalog/search/index.js";
-import { searchTerms } from "../../../src/catalog/search/tokenize.js";
+import { searchTerms } from "../../../src/catalog/search/text/tokenize.js";
 import { entry, indexOf, sampleCatalog } from "./entries.js";
 
 const names = (idx: SearchIndex, q: string): string[] => idx.search(q).map((m) => m.entry.namespaced);

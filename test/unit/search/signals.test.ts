@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { SCORER, SearchIndex } from "../../../src/catalog/search/index.js";
 import { ActionIndex, queryActions, toolActions } from "../../../src/catalog/search/signals/action.js";
 import { isDeprecated } from "../../../src/catalog/search/signals/deprecated.js";
-import { wordnet } from "../../../src/catalog/search/wordnet.js";
+import { wordnet } from "../../../src/catalog/search/text/wordnet.js";
 import { entry, indexOf } from "./entries.js";
 
 const names = (idx: SearchIndex, q: string, prefer?: (ns: string) => boolean): string[] =>

@@ -10,7 +10,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import { describe, expect, it } from "vitest";
 import { argumentTemplate } from "../../../src/catalog/search/template.js";
-import { checkArguments } from "../../../src/gateway/validate-args.js";
+import { checkArguments } from "../../../src/gateway/call/validate-args.js";
 import type { JsonObject, JsonValue } from "../../../src/catalog/types.js";
 
 const ROOT = join(import.meta.dirname, "../../..");

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { foldText, indexTerms, queryTerms, tokenize, words, MAX_QUERY_TERMS } from "../../../src/catalog/search/tokenize.js";
-import { stem } from "../../../src/catalog/search/stem.js";
-import { synonymsOf } from "../../../src/catalog/search/lexicon.js";
-import { wordnet } from "../../../src/catalog/search/wordnet.js";
+import { foldText, indexTerms, queryTerms, tokenize, words, MAX_QUERY_TERMS } from "../../../src/catalog/search/text/tokenize.js";
+import { stem } from "../../../src/catalog/search/text/stem.js";
+import { synonymsOf } from "../../../src/catalog/search/text/lexicon.js";
+import { wordnet } from "../../../src/catalog/search/text/wordnet.js";
 import { entry, indexOf } from "./entries.js";
 
 describe("tokenizer", () => {

@@ -18,12 +18,12 @@
 // holds an antonym of the other's (remember ↔ forget, record ↔ delete). No verb list is written
 // here: every relation comes from WordNet or the existing lexicon.
 import type { CatalogEntry } from "../../types.js";
-import { synonymsOf } from "../lexicon.js";
-import { stem } from "../stem.js";
-import { isStopword } from "../stopwords.js";
-import { isGenericStem } from "../generic.js";
-import { words } from "../tokenize.js";
-import { wordnet, type VerbSenses } from "../wordnet.js";
+import { synonymsOf } from "../text/lexicon.js";
+import { stem } from "../text/stem.js";
+import { isStopword } from "../text/stopwords.js";
+import { isGenericStem } from "../text/generic.js";
+import { words } from "../text/tokenize.js";
+import { wordnet, type VerbSenses } from "../text/wordnet.js";
 
 /** The named tunables of action agreement (docs/discovery.md, "Action agreement"). */
 export const ACTION = {

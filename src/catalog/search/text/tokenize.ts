@@ -1,0 +1,140 @@
+// Tokenisation shared by the index and the queries: the same text always yields the same terms.
+//
+//   "getUserRepos" / "get_user_repos" / "get-user-repos"  -> get, user, repos
+//   "PÁGINA Índice"                                        -> pagina, indice
+//   CJK runs ("搜索关键词")                                 -> overlapping bigrams
+//
+// Identifier splitting happens before lowercasing (it needs the case boundaries); diacritics are
+// folded with NFKD + removal of combining marks, which covers far more than the Go fold list.
+import { isStopword } from "./stopwords.js";
+import { stem as stemWord } from "./stem.js";
+import { truncateUtf8 } from "../../../util/text.js";
+
+/** Text longer than this is clipped before tokenising (bounds the work per field and query). */
+export const MAX_TOKENIZE_BYTES = 4096;
+/** A query keeps at most this many distinct terms. */
+export const MAX_QUERY_TERMS = 64;
+
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+
+// Most catalogue text is ASCII; it takes cheaper paths (same results) than full Unicode text.
+const NON_ASCII = /[^\x00-\x7f]/;
+
+/** Lowercases and folds diacritics (á -> a, ñ -> n, ü -> u, ...). */
+export function foldText(text: string): string {
+  if (!NON_ASCII.test(text)) return text.toLowerCase();
+  return text.normalize("NFKD").replace(/\p{M}+/gu, "").toLowerCase();
+}
+
+function splitIdentifierCase(text: string): string {
+  if (!NON_ASCII.test(text)) {
+    return text.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/([A-Z])([A-Z][a-z])/g, "$1 $2");
+  }
+  return text
+    .replace(/(\p{Ll}|\p{N})(\p{Lu})/gu, "$1 $2") // getUser -> get User, v2Api -> v2 Api
+    .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, "$1 $2"); // HTTPServer -> HTTP Server
+}
+
+function cjkBigrams(token: string): string[] {
+  const chars = [...token];
+  if (chars.length <= 2) return [token];
+  const out: string[] = [];
+  for (let i = 0; i + 1 < chars.length; i++) out.push(`${chars[i]}${chars[i + 1]}`);
+  return out;
+}
+
+/**
+ * Splits text into folded word tokens, stopwords included, in order. `_`, `-`, `.`, `/` and every
+ * other non letter/digit character separate tokens.
+ */
+export function words(text: string): string[] {
+  // ASCII text is never longer in bytes than in UTF-16 units, nor has CJK or non-ASCII letters:
+  // it skips the byte clip, the Unicode-aware split and the CJK test (same tokens, less work).
+  if (text.length <= MAX_TOKENIZE_BYTES && !NON_ASCII.test(text)) {
+    const out: string[] = [];
+    for (const raw of splitIdentifierCase(text).toLowerCase().split(/[^a-z0-9]+/)) if (raw.length > 0) out.push(raw);
+    return out;
+  }
+  const clipped = truncateUtf8(text, MAX_TOKENIZE_BYTES);
+  const folded = foldText(splitIdentifierCase(clipped));
+  const out: string[] = [];
+  for (const raw of folded.split(/[^\p{L}\p{N}]+/u)) {
+    if (raw.length === 0) continue;
+    if (CJK.test(raw)) out.push(...cjkBigrams(raw));
+    else out.push(raw);
+  }
+  return out;
+}
+
+/** A term as indexed and searched: the folded word and its stem. */
+export interface Term {
+  word: string;
+  stem: string;
+}
+
+/** Stems are pure functions of the word; the vocabulary of a catalogue is small, so cache them. */
+const STEM_CACHE = new Map<string, string>();
+const STEM_CACHE_LIMIT = 200_000;
+
+function stem(word: string): string {
+  let s = STEM_CACHE.get(word);
+  if (s === undefined) {
+    s = stemWord(word);
+    if (STEM_CACHE.size >= STEM_CACHE_LIMIT) STEM_CACHE.clear();
+    STEM_CACHE.set(word, s);
+  }
+  return s;
+}
+
+function keep(word: string): boolean {
+  return word.length >= 2 && !isStopword(word);
+}
+
+/**
+ * The index side: every non-stopword token's stem, duplicates kept (term frequency counts).
+ * Single-character tokens are dropped except digits ("3" in "mp3" stays part of its word anyway).
+ */
+export function indexTerms(text: string): string[] {
+  const out: string[] = [];
+  for (const w of words(text)) if (keep(w)) out.push(stem(w));
+  return out;
+}
+
+/**
+ * The query side: distinct terms in first-seen order (by stem), stopwords dropped, at most
+ * MAX_QUERY_TERMS. An empty result means the query carries no intent (empty or all stopwords).
+ */
+export function queryTerms(text: string): Term[] {
+  const seen = new Set<string>();
+  const out: Term[] = [];
+  for (const w of words(text)) {
+    if (!keep(w)) continue;
+    const s = stem(w);
+    if (seen.has(s)) continue;
+    seen.add(s);
+    out.push({ word: w, stem: s });
+    if (out.length >= MAX_QUERY_TERMS) break;
+  }
+  return out;
+}
+
+/** The tokenizer as one function (folded, split, stopwords removed, not stemmed). */
+export function tokenize(text: string): string[] {
+  return words(text).filter(keep);
+}
+
+/** A file path (`/root/x/y.md`, `~/notes`, `./a/b`, `C:\x`) or a file name with an extension. */
+const FILE_REFERENCE = /(?:^|[\s"'(])(?:~|\.{1,2}|[A-Za-z]:)?[/\\][\w.-]+[/\\]?|\b[\w-]+\.(?:[a-z][a-z0-9]{0,4})\b(?=$|[\s"'),;:])/u;
+
+/**
+ * The terms a search uses: the query's own terms, plus "file" when the query mentions a file
+ * path or file name — a task that names a file needs a tool that reads or writes files, even
+ * when it never says the word.
+ */
+export function searchTerms(text: string): Term[] {
+  const terms = queryTerms(text);
+  if (terms.length > 0 && terms.length < MAX_QUERY_TERMS && !terms.some((t) => t.stem === "file") && FILE_REFERENCE.test(text)) {
+    terms.push({ word: "file", stem: stem("file") });
+  }
+  return terms;
+}

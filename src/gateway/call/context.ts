@@ -1,0 +1,138 @@
+// The call context: one typed object that carries a tool call through the pipeline (pipeline.ts).
+// It holds what the call was asked with (the target, the arguments, the agent's view, the
+// calling session, the requested timeout, the abort signal), the narrow ports the stages use
+// instead of the hub (CallPorts), and what the stages found on the way (the entry, the guard's
+// gate, timings, byte counts). A stage reads the context, may write its own findings into it,
+// and returns an outcome to stop the call or undefined to let the next stage run.
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { Catalog } from "../../catalog/catalog.js";
+import type { CatalogEntry, JsonObject } from "../../catalog/types.js";
+import type { Config } from "../../config/schema.js";
+import type { Guard, Gate, RefusalReason } from "../../guard/index.js";
+import type { CallRecord } from "../../telemetry/index.js";
+import type { Logger } from "../../util/log.js";
+import type { ResultStore } from "../../vault/results.js";
+import type { Caller } from "../passthrough/index.js";
+import type { AgentView } from "../view.js";
+
+export type Via = CallRecord["via"];
+
+export type Progress = (p: { progress: number; total?: number; message?: string }) => void;
+
+/** What the call names: a published (mounted) tool name, or a management-tool reference. */
+export type CallTarget = { kind: "published"; name: string } | { kind: "reference"; server?: string | undefined; tool: string };
+
+/** The limits a downstream call runs under (see dispatch.ts: callLimits). */
+export type CallLimits = { timeoutMs: number } | { idleTimeoutMs: number; maxTotalMs: number };
+
+/** Finding a tool and making sure its server can answer (locate.ts). */
+export interface ServerAccess {
+  /** The config in force (a reload replaces it). */
+  config(): Config;
+  catalog: Pick<Catalog, "listingOf" | "hasServer" | "index">;
+  /** Starts the server when idle and waits (bounded) until it has a listing. */
+  ensureListing(server: string, signal?: AbortSignal): Promise<void>;
+  /** Starts the server when needed and waits (bounded) until its listing is live. */
+  ensureLive(server: string, signal?: AbortSignal): Promise<void>;
+  /** Waits (bounded) for in-scope servers whose tools are not known yet; true when any became ready. */
+  waitForPending(view: AgentView, signal?: AbortSignal): Promise<boolean>;
+  /** The CLI command an operator runs (`mcphub [--config X] ARGS`), for the fixes errors name. */
+  command(args: readonly string[]): string;
+}
+
+/** Sends the call to its downstream on the caller's route (the pass-through and the supervisor). */
+export type Send = (
+  caller: Caller | undefined,
+  entry: CatalogEntry,
+  args: Record<string, unknown>,
+  opts: { limits: CallLimits; signal?: AbortSignal | undefined; onProgress?: Progress | undefined },
+) => Promise<CallToolResult>;
+
+/** Where results over the response budget are stored (the vault), when it could be opened. */
+export interface ResultsAccess {
+  store(): Promise<ResultStore | undefined>;
+  /** Why the vault could not be opened, if it could not. */
+  problem(): Promise<string | undefined>;
+}
+
+/** Detached calls: their limits, and the start of one in the background (detached.ts). */
+export interface DetachedCalls {
+  /** Why one more detached call of `owner` may not start now; undefined when it may. */
+  refusal(owner: string): string | undefined;
+  /** Starts the located, checked and confirmed call: the accepted document, or why it may not start now. */
+  start(ctx: CallContext): Promise<{ accepted: JsonObject } | { busy: string }>;
+}
+
+/** Everything the stages need from the gateway, and nothing more: built once per hub. */
+export interface CallPorts {
+  servers: ServerAccess;
+  guard: Pick<Guard, "check" | "confirm">;
+  send: Send;
+  results: ResultsAccess;
+  telemetry: { record(rec: CallRecord): void };
+  detached: DetachedCalls;
+  log: Logger;
+}
+
+/** How a call ended, for the door that made it to render (session.ts, tools/call-tool.ts). */
+export type CallOutcome =
+  /** The downstream answered: its result as is, or the receipt of the stored result. */
+  | { kind: "result"; result: CallToolResult }
+  /** A detached call was started. */
+  | { kind: "accepted"; document: JsonObject }
+  /** No such tool, server or listing: a document the model can act on. */
+  | { kind: "not_found"; document: JsonObject }
+  /** The name cannot be resolved as given (malformed, or refused as a conflicting bare name). */
+  | { kind: "bad_reference"; message: string; conflict?: true }
+  /** The tool exists but not in this agent's scope. */
+  | { kind: "out_of_scope"; message: string }
+  /** Nothing was sent: invalid arguments, a guardrail refusal or a declined confirmation. */
+  | { kind: "not_sent"; reason: "invalid_arguments" | RefusalReason; document: JsonObject }
+  /** The call may not start now (detached-call limits). */
+  | { kind: "busy"; message: string }
+  /** The downstream call failed (timeout, lost connection, ...): its outcome may be unknown. */
+  | { kind: "failed"; error: unknown };
+
+export interface CallRequest {
+  ports: CallPorts;
+  view: AgentView;
+  target: CallTarget;
+  args: Record<string, unknown>;
+  via: Via;
+  /** `wait` answers with the result; `detach` starts the call in the background. */
+  mode: "wait" | "detach";
+  /** The upstream session the call is made for: server→client requests it causes go there. */
+  caller?: Caller | undefined;
+  signal?: AbortSignal | undefined;
+  onProgress?: Progress | undefined;
+  /** Requested per-call timeout; capped by call_timeout. */
+  timeoutMs?: number | undefined;
+}
+
+export interface CallContext extends CallRequest {
+  /** locate: the tool the target names, before the scope check. */
+  found?: CatalogEntry;
+  /** locate: why the target is outside the agent's scope (the scope stage refuses it). */
+  outside?: string;
+  /** scope: the entry the agent may call. Every stage after scope has it. */
+  entry?: CatalogEntry;
+  /** guard: the gate that let the call through (its confirmation rule, if any). */
+  gate?: Extract<Gate, { ok: true }>;
+  /** JSON size of the arguments (telemetry). */
+  argsBytes: number;
+  /** dispatch: what the downstream answered, and how long it took (ms). */
+  result?: CallToolResult;
+  durationMs: number;
+  /** finalize: the result's size, and the size of what the caller got back (result or receipt). */
+  resultBytes: number;
+  returnedBytes: number;
+}
+
+/** A stage: reads (and may add to) the context; an outcome stops the call. */
+export type Stage = (ctx: CallContext) => CallOutcome | undefined | Promise<CallOutcome | undefined>;
+
+/** The entry of a call past the scope stage (a stage that runs earlier has none). */
+export function entryOf(ctx: CallContext): CatalogEntry {
+  if (!ctx.entry) throw new Error("internal error: a call stage ran before the call was located and scoped");
+  return ctx.entry;
+}

@@ -1,0 +1,83 @@
+// One tool call, as one pipeline. Mounted calls (tools/call of a published name), the call_tool
+// management tool and detached calls all run these stages, in this order:
+//
+//   locate    the name → a catalogue entry (starting its server if it must)      locate.ts
+//   scope     the agent may address that tool                                    checks.ts
+//   guard     its policy and the tool's pinned definition allow the call         checks.ts → src/guard
+//   validate  the arguments fit the tool's input schema                          checks.ts
+//   admit     the call may start now (detached-call limits)                      checks.ts
+//   confirm   the user agreed, when the policy asks                              checks.ts → src/guard
+//   dispatch  the call goes out (or, detached, starts in the background)         dispatch.ts
+//   finalize  a result over the response budget is stored and answered by receipt finalize.ts
+//   record    one telemetry record of the outcome (always runs, last)            record.ts
+//
+// Each stage is a function of the call context (context.ts) that returns an outcome to stop the
+// call, or undefined to go on; no stage calls back into this module or sees the hub, only the
+// narrow ports in the context. A detached call runs the stages up to dispatch while its request
+// is open, then the registry runs the same list from dispatch on in the background. A new stage
+// (rate limits, metrics, task handling) is one row in STAGES and one function.
+import type { CallContext, CallOutcome, CallRequest, Stage } from "./context.js";
+import { admit, confirm, guard, scope, validate } from "./checks.js";
+import { dispatch } from "./dispatch.js";
+import { finalize } from "./finalize.js";
+import { locate } from "./locate.js";
+import { record } from "./record.js";
+import { jsonBytes } from "../receipts.js";
+
+export const STAGES = [
+  ["locate", locate],
+  ["scope", scope],
+  ["guard", guard],
+  ["validate", validate],
+  ["admit", admit],
+  ["confirm", confirm],
+  ["dispatch", dispatch],
+  ["finalize", finalize],
+] as const satisfies readonly (readonly [string, Stage])[];
+
+export type StageName = (typeof STAGES)[number][0];
+
+/**
+ * A fresh context for a call request (nothing found yet). Every field is set here, in one order,
+ * so every context has the same shape and the stages' property reads stay monomorphic: a context
+ * built by spreading requests of varying shapes, then grown stage by stage, made this path about
+ * two to three times slower (measured with a stub downstream: 87 µs a call against 33 µs).
+ */
+export function callContext(req: CallRequest): CallContext {
+  return {
+    ports: req.ports,
+    view: req.view,
+    target: req.target,
+    args: req.args,
+    via: req.via,
+    mode: req.mode,
+    caller: req.caller,
+    signal: req.signal,
+    onProgress: req.onProgress,
+    timeoutMs: req.timeoutMs,
+    found: undefined,
+    outside: undefined,
+    entry: undefined,
+    gate: undefined,
+    result: undefined,
+    argsBytes: jsonBytes(req.args),
+    durationMs: 0,
+    resultBytes: 0,
+    returnedBytes: 0,
+  };
+}
+
+/** Runs the stages from `from` (the first by default) until one stops the call, then records it. */
+export async function runCall(ctx: CallContext, from: StageName = "locate"): Promise<CallOutcome> {
+  let outcome: CallOutcome | undefined;
+  for (const [, stage] of STAGES.slice(STAGES.findIndex(([name]) => name === from))) {
+    const step = stage(ctx);
+    // Most stages answer synchronously: only a promise is awaited (this is every call's path).
+    outcome = step instanceof Promise ? await step : step;
+    if (outcome) break;
+  }
+  // finalize always answers, so only a list that lost its last stage ends here.
+  if (!outcome) throw new Error("internal error: the call pipeline ended without an outcome");
+  record(ctx, outcome);
+  return outcome;
+}

@@ -1,0 +1,14 @@
+// What every front door is started with: the validated config (and its file, followed for hot
+// reload), the data directory, the environment, the agent whose scope it serves, and the logger.
+import type { Config } from "../config/schema.js";
+import type { Logger } from "../util/log.js";
+
+export interface ServeOptions {
+  config: Config;
+  dataDir: string;
+  env: NodeJS.ProcessEnv;
+  agent?: string;
+  log: Logger;
+  /** The config file: followed for hot reload, and named in the sign-in command a needs_auth server shows. */
+  configPath?: string;
+}
