@@ -927,13 +927,14 @@ export function conceptsOf(terms: readonly Term[]): Term[][] {
 }
 
 /**
- * What a tool declares it may do (MCP tool annotations): 0 read-only, 1 not destructive, 2 may be
- * destructive (the spec's default when a tool says nothing).
+ * Whether a tool declares it does no harm (MCP tool annotations): 0 read-only or only additive
+ * (`destructiveHint: false`), 1 may be destructive (the spec's default when a tool says nothing).
+ * Read-only and additive tools are one class: ranking a reader above a writer on a tie would
+ * answer "remember that Alice works at Acme" with open_nodes, and neither harms anything.
  */
 function effectRank(entry: CatalogEntry): number {
   const a = entry.annotations;
-  if (a?.["readOnlyHint"] === true) return 0;
-  return a?.["destructiveHint"] === false ? 1 : 2;
+  return a?.["readOnlyHint"] === true || a?.["destructiveHint"] === false ? 0 : 1;
 }
 
 /** A name's distinct stems, each with the first word that gave it (folded, as written). */

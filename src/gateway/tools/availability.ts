@@ -90,8 +90,13 @@ export function availabilityOf(hub: Hub, view: AgentView): Availability {
   for (const name of Object.keys(hub.config.servers).sort()) {
     if (!view.scope.allowsServer(name)) continue;
     const st = serverStatus(hub, name);
-    if (!st || !DOWN.has(st.state)) continue;
-    down.set(name, describeDown(hub, st));
+    if (!st) continue;
+    // A server retrying after a failed attempt shows `connecting` between attempts (its backoff
+    // is short at first), yet it cannot serve now: what it is, is failed, with the last error.
+    // (hub.pendingServers does not wait for such a server either.)
+    const state = st.state === "connecting" && st.error !== undefined ? "failed" : st.state;
+    if (!DOWN.has(state)) continue;
+    down.set(name, describeDown(hub, { ...st, state }));
     if (!listed.has(name)) offlineNames.push(name);
   }
   return { unavailable: (server) => down.get(server), offline: offlineRanking(hub, view, offlineNames, down) };

@@ -130,3 +130,30 @@ describe("pins", () => {
     expect(idx.rank("fetch page", { limit: 1, prefer }).matches.map((m) => m.entry.namespaced)).toEqual(full.slice(0, 1));
   });
 });
+
+describe("declared effect on a tie", () => {
+  // Only the server's use_when holds "remember": every tool ties on server text. What the
+  // ranking can still say is which tools declare they do no harm; read-only and additive
+  // (destructiveHint: false) are one class, so the writers that would store the fact are not
+  // pushed below the readers, and a tool that may destroy comes last.
+  const meta = { server: "memory", serverDescription: "Persistent knowledge graph", useWhen: ["remember facts about people"] };
+  const withEffect = (tool: string, annotations: Record<string, boolean> | undefined) => ({ ...entry({ ...meta, tool, description: "Works on the knowledge graph" }), ...(annotations ? { annotations } : {}) });
+  const catalogue = [
+    withEffect("add_observations", { readOnlyHint: false, destructiveHint: false }),
+    withEffect("delete_entities", { readOnlyHint: false, destructiveHint: true }),
+    withEffect("clear_graph", undefined),
+    withEffect("open_nodes", { readOnlyHint: true }),
+    withEffect("create_entities", { readOnlyHint: false, destructiveHint: false }),
+  ];
+
+  it("orders the tools that do no harm (read-only or additive) by name before those that may destroy", () => {
+    const idx = indexOf(catalogue);
+    expect(names(idx, "remember that Alice prefers tea")).toEqual([
+      "memory__add_observations",
+      "memory__create_entities",
+      "memory__open_nodes",
+      "memory__clear_graph",
+      "memory__delete_entities",
+    ]);
+  });
+});
