@@ -6,7 +6,7 @@
 // command (src/cli/commands/*.ts, each exporting `register`) and turns every failure into one
 // readable line and a non-zero exit code: never a stack trace.
 import { Command, CommanderError } from "commander";
-import { separateServerCommand } from "./add-argv.js";
+import { ambiguousHelpFlag, separateServerCommand } from "./add-argv.js";
 import { CliError, defaultIO, type CliIO } from "./context.js";
 import { commandsFor, type RegisterCommand } from "./commands/index.js";
 import { VERSION } from "../version.js";
@@ -32,7 +32,7 @@ export function buildProgram(io: CliIO, commands: RegisterCommand[], json = fals
       writeOut: (s) => io.out(s.replace(/\n$/, "")),
       writeErr: (s) => io.err(s.replace(/\n$/, "")),
       // Commander prints "error: ..." itself; keep it to one line.
-      outputError: (s, write) => (json ? jsonError(io, firstLine(s).replace(/^error: /, "")) : write(firstLine(s))),
+      outputError: (s, write) => (json ? jsonError(io, oneLine(s).replace(/^error: /, "")) : write(oneLine(s))),
     });
   for (const register of commands) register(program, io);
   // Sub-commands inherit the one-line error behaviour.
@@ -41,7 +41,7 @@ export function buildProgram(io: CliIO, commands: RegisterCommand[], json = fals
     cmd.configureOutput({
       writeOut: (s) => io.out(s.replace(/\n$/, "")),
       writeErr: (s) => io.err(s.replace(/\n$/, "")),
-      outputError: (s, write) => (json ? jsonError(io, firstLine(s).replace(/^error: /, "")) : write(firstLine(s))),
+      outputError: (s, write) => (json ? jsonError(io, oneLine(s).replace(/^error: /, "")) : write(oneLine(s))),
     });
     cmd.commands.forEach(apply);
   };
@@ -49,8 +49,15 @@ export function buildProgram(io: CliIO, commands: RegisterCommand[], json = fals
   return program;
 }
 
-function firstLine(s: string): string {
-  return s.split("\n").filter(Boolean)[0] ?? s;
+/**
+ * Commander's error as one line. Its did-you-mean comes on a line of its own
+ * ("error: unknown option '--agnet'\n(Did you mean --agent?)"): it is kept, joined to the error.
+ */
+export function oneLine(s: string): string {
+  const lines = s.split("\n").map((l) => l.trim()).filter(Boolean);
+  const first = lines[0] ?? s;
+  const hint = lines.slice(1).find((l) => /^\(Did you mean /.test(l));
+  return hint ? `${first} ${hint.replace(/^\(Did/, "(did")}` : first;
 }
 
 export async function main(argv: string[], io: CliIO = defaultIO): Promise<number> {
@@ -59,6 +66,12 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
   const cut = args.indexOf("--");
   const json = (cut === -1 ? args : args.slice(0, cut)).includes("--json");
   try {
+    const help = ambiguousHelpFlag(argv);
+    if (help) {
+      throw new CliError(
+        `"${help.flag}" after the command would be passed to the server (${help.command} ${help.flag}), not shown by mcphub; for mcphub's help run \`mcphub add --help\`; to pass ${help.flag} to the server, put -- before the command: mcphub add NAME -- ${help.command} ... ${help.flag}`,
+      );
+    }
     const program = buildProgram(io, await commandsFor(argv), json);
     await program.parseAsync(args, { from: "user" });
     return typeof process.exitCode === "number" ? process.exitCode : 0;

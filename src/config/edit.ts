@@ -84,7 +84,7 @@ export async function writeNewConfig(path: string, content: NewConfigContent, op
   let raw: unknown;
   let text: string;
   if (content.yamlText !== undefined) {
-    raw = toPlainYaml(parseYamlDocument(content.yamlText, "starter config"));
+    raw = toPlainYaml(parseYamlDocument(content.yamlText, "starter config"), "starter config");
     validateConfig(raw, path);
     text = format === "yaml" ? withNewline(content.yamlText) : serializePlain(raw ?? {}, format);
   } else if (content.raw !== undefined) {
@@ -124,7 +124,7 @@ class YamlDocument implements DocumentBackend {
   }
 
   raw(): unknown {
-    return toPlainYaml(this.doc);
+    return toPlainYaml(this.doc, this.label);
   }
 
   get(path: ConfigKeyPath): unknown {
@@ -189,6 +189,11 @@ class YamlDocument implements DocumentBackend {
         this.doc.setIn(prefix, emptyFor(path[i]));
       } else if (!YAML.isCollection(node)) {
         throw ConfigError.message(`cannot set ${formatPath(path)}: ${formatPath(prefix)} is not a map or list`, this.label);
+      } else if (node.flow && node.items.length === 0) {
+        // `servers: {}` getting its first server becomes a block map, as a person would write it
+        // (unless it sits inside a flow collection, which must stay on its line).
+        const parent = i === 1 ? root : this.doc.getIn(path.slice(0, i - 1), true);
+        if (!(YAML.isCollection(parent) && parent.flow)) node.flow = false;
       }
     }
   }

@@ -69,7 +69,8 @@ export function issuesFromZod(error: z.ZodError, schema: z.ZodType, input: unkno
   // Objects whose unknown key is a likely typo of a known key: their own object-level rules
   // ("needs a command or a url") would only repeat the typo's consequence, so they are dropped.
   const typoAt = new Set<string>();
-  for (const issue of error.issues) {
+  const flat = expandUnions(error.issues);
+  for (const issue of flat) {
     if (issue.code !== "unrecognized_keys") continue;
     const allowed = objectKeysAt(schema, issue.path);
     for (const key of issue.keys) {
@@ -77,7 +78,7 @@ export function issuesFromZod(error: z.ZodError, schema: z.ZodType, input: unkno
       if (suggestion !== undefined) typoAt.add(formatPath(issue.path));
     }
   }
-  for (const issue of error.issues) {
+  for (const issue of flat) {
     const path = issue.path;
     switch (issue.code) {
       case "unrecognized_keys": {
@@ -93,9 +94,13 @@ export function issuesFromZod(error: z.ZodError, schema: z.ZodType, input: unkno
         break;
       }
       case "invalid_type":
-      case "invalid_union":
-        issues.push({ path: formatPath(path), message: typeMessage(schema, path, input), at: path });
+      case "invalid_union": {
+        // A fraction where a whole number belongs is a number too: say which kind of number.
+        const whole = issue.code === "invalid_type" && (issue as { expected?: string }).expected === "int";
+        const message = whole ? `expected a whole number, got ${describeValue(valueAt(input, path))}` : typeMessage(schema, path, input);
+        issues.push({ path: formatPath(path), message, at: path });
         break;
+      }
       case "invalid_value": {
         const found = valueAt(input, path);
         let message = issue.message;
@@ -121,6 +126,28 @@ export function issuesFromZod(error: z.ZodError, schema: z.ZodType, input: unkno
     .map((issue, n) => ({ issue, key: order[n] ?? [] }))
     .sort((a, b) => compareOrder(a.key, b.key))
     .map(({ issue: { path, message } }) => ({ path, message }));
+}
+
+/**
+ * A union such as `sandbox: off | {network, read, ...}` fails as a whole ("invalid input"), with
+ * one list of issues per option. When the value has the shape of exactly one option (every other
+ * option rejects it at its root), that option's issues are the real ones: they are reported in its
+ * place, at their own paths (`sandbox.network: ...` rather than `sandbox: expected ...`).
+ */
+function expandUnions(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
+  const out: z.core.$ZodIssue[] = [];
+  for (const issue of issues) {
+    if (issue.code === "invalid_union" && issue.errors.length > 0) {
+      const shaped = issue.errors.filter((branch) => !branch.some((b) => b.path.length === 0 && (b.code === "invalid_type" || b.code === "invalid_value")));
+      const only = shaped.length === 1 ? shaped[0] : undefined;
+      if (only !== undefined && only.length > 0) {
+        out.push(...expandUnions(only.map((b) => ({ ...b, path: [...issue.path, ...b.path] }) as z.core.$ZodIssue)));
+        continue;
+      }
+    }
+    out.push(issue);
+  }
+  return out;
 }
 
 /** The position of each path segment among its siblings in the input (Infinity when absent). */
@@ -161,6 +188,8 @@ function schemaAt(schema: z.ZodType, path: readonly PropertyKey[]): z.ZodType | 
   let cur: z.ZodType | undefined = schema;
   for (const seg of path) {
     cur = cur && unwrap(cur);
+    // Inside a union, keys belong to its map-shaped option.
+    if (cur instanceof z.ZodUnion) cur = (cur.options as z.ZodType[]).map(unwrap).find((o) => o instanceof z.ZodObject);
     if (cur instanceof z.ZodObject) cur = (cur.shape as Record<string, z.ZodType>)[String(seg)];
     else if (cur instanceof z.ZodRecord) cur = cur.valueType as z.ZodType;
     else if (cur instanceof z.ZodArray) cur = cur.element as z.ZodType;
@@ -183,7 +212,8 @@ function unwrap(schema: z.ZodType): z.ZodType {
 
 function objectKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
   const target = schemaAt(schema, path);
-  const obj = target && unwrap(target);
+  let obj = target && unwrap(target);
+  if (obj instanceof z.ZodUnion) obj = (obj.options as z.ZodType[]).map(unwrap).find((o) => o instanceof z.ZodObject);
   return obj instanceof z.ZodObject ? Object.keys(obj.shape as Record<string, unknown>) : [];
 }
 

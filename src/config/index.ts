@@ -25,6 +25,7 @@ export {
   type EditOptions,
   type NewConfigContent,
 } from "./edit.js";
+export { effectiveSandbox, isSandboxed, ROOTS_ENTRY, SANDBOX_NETWORKS, type SandboxConfig, type SandboxNetwork, type SandboxSettings } from "./sandbox.js";
 export { CONFIRM_LEVELS, DEFAULT_CONFIRM_TIMEOUT_MS, EFFECT_CLASSES, type ConfirmLevel, type EffectClass, type PolicyConfig } from "./policy.js";
 export { enabledServers, idleTimeoutOf, resolveAgent, serverKind, startModeOf, type ServerKind } from "./queries.js";
-export { watchConfig, type ConfigWatcher, type ConfigWatchOptions } from "./watch.js";
+export { emptiesConfig, watchConfig, type ConfigWatcher, type ConfigWatchOptions } from "./watch.js";

@@ -5,10 +5,12 @@ import { readFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import YAML from "yaml";
 import { parse as parseToml, TomlError } from "smol-toml";
+import { parse as parseJsonc, ParseErrorCode, printParseErrorCode, type ParseError } from "jsonc-parser";
 import { configSchema, type Config } from "./schema.js";
 import { ConfigError, issuesFromZod } from "./errors.js";
 import { bareMaps, reservedKeyIssues } from "./reserved-keys.js";
 import { resolveServerPaths } from "./relative-paths.js";
+import { effectiveSandbox } from "./sandbox.js";
 import { displayPath, homeDir, resolveConfigPath, type ConfigFormat } from "./paths.js";
 
 export interface LoadedConfig {
@@ -58,7 +60,18 @@ export function validateConfig(raw: unknown, file?: string): Config {
   // compile was the largest item of a warm gateway start.
   const result = configSchema.safeParse(input, { jitless: true });
   if (!result.success) throw new ConfigError(issuesFromZod(result.error, configSchema, input), file);
-  return bareMaps(result.data);
+  return withSandboxDefaults(bareMaps(result.data));
+}
+
+/** Each stdio server's `sandbox` becomes its effective one: its own combined with the top-level default. */
+function withSandboxDefaults(config: Config): Config {
+  for (const [name, s] of Object.entries(config.servers)) {
+    if (s.command === undefined) continue;
+    const sandbox = effectiveSandbox(config.sandbox, s.sandbox);
+    if (sandbox === undefined) continue;
+    config.servers[name] = { ...s, sandbox };
+  }
+  return config;
 }
 
 export function missingConfig(path: string): ConfigError {
@@ -82,7 +95,7 @@ export async function readConfigFile(path: string): Promise<string | undefined> 
 export function parseRawText(text: string, format: ConfigFormat, file?: string): unknown {
   switch (format) {
     case "yaml":
-      return toPlainYaml(parseYamlDocument(text, file));
+      return toPlainYaml(parseYamlDocument(text, file), file);
     case "toml":
       try {
         return parseToml(text);
@@ -110,24 +123,73 @@ export function parseYamlDocument(text: string, file?: string): YAML.Document.Pa
   return doc;
 }
 
-/** The document as plain data: `maxAliasCount` guards against alias bombs in a hostile file. */
-export function toPlainYaml(doc: YAML.Document): unknown {
-  return doc.toJS({ maxAliasCount: 100 });
+/** At most this many alias expansions: a hostile file ("billion laughs") cannot exhaust memory. */
+export const MAX_YAML_ALIASES = 100;
+
+/** The document as plain data; an alias bomb is a ConfigError naming the file. */
+export function toPlainYaml(doc: YAML.Document, file?: string): unknown {
+  try {
+    return doc.toJS({ maxAliasCount: MAX_YAML_ALIASES });
+  } catch (err) {
+    if (err instanceof ReferenceError && /alias count/i.test(err.message)) {
+      throw ConfigError.message(
+        `YAML aliases (*name) expand to too many nodes (over ${MAX_YAML_ALIASES}, the way a "billion laughs" file does); write those values out instead of aliasing them`,
+        file,
+      );
+    }
+    throw err;
+  }
 }
 
 function parseJson(text: string, file?: string): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
-    const message = (err as Error).message;
-    const m = / in JSON at position (\d+)/.exec(message);
-    const offset = m ? Number(m[1]) : text.length;
-    const { line, column } = lineColumn(text, offset);
-    const clean = firstLine(message)
-      .replace(/ in JSON at position \d+.*$/, "")
-      .replace(/^Unexpected end of JSON input$/, "unexpected end of file");
-    throw new ConfigError([{ path: "", message: `JSON syntax error: ${clean}`, line, column }], file);
+    // JSON.parse's messages differ by engine version, quote the file's text (newlines included)
+    // and sometimes give no position at all; jsonc-parser's scanner says where and what, exactly.
+    const found = jsonSyntaxError(text);
+    if (found) {
+      const { line, column } = lineColumn(text, found.offset);
+      throw new ConfigError([{ path: "", message: `JSON syntax error: ${found.message}`, line, column }], file);
+    }
+    const message = firstLine((err as Error).message).replace(/ in JSON at position \d+.*$/, "").replace(/^Unexpected end of JSON input$/, "unexpected end of file");
+    throw new ConfigError([{ path: "", message: `JSON syntax error: ${message}` }], file);
   }
+}
+
+/** The first syntax error of strict JSON text: where (an offset) and what, in words. */
+export function jsonSyntaxError(text: string): { offset: number; message: string } | undefined {
+  const errors: ParseError[] = [];
+  parseJsonc(text, errors, { allowTrailingComma: false, disallowComments: true, allowEmptyContent: false });
+  const e = errors[0];
+  if (!e) return undefined;
+  const end = text.trimEnd().length;
+  // "Expected }" at the very end means the file stops early: point at its last character.
+  const atEnd = e.offset >= end;
+  const offset = atEnd ? Math.max(0, end - 1) : e.offset;
+  const snippet = text.slice(e.offset, e.offset + Math.max(1, e.length)).split("\n")[0] ?? "";
+  const before = text.slice(0, e.offset).trimEnd().slice(-1);
+  const words: Partial<Record<number, string>> = {
+    [ParseErrorCode.InvalidSymbol]: /^[A-Za-z_]/.test(snippet)
+      ? `unexpected ${snippet}: expected a value (text needs double quotes, "${snippet}")`
+      : `unexpected ${JSON.stringify(snippet)}`,
+    [ParseErrorCode.ValueExpected]: atEnd ? "the file ends where a value is expected" : "expected a value",
+    [ParseErrorCode.PropertyNameExpected]: before === "," ? "expected a key after the comma (JSON allows no comma before } or ])" : 'expected a key in double quotes or "}"',
+    [ParseErrorCode.CommaExpected]: "expected a comma between two entries",
+    [ParseErrorCode.ColonExpected]: 'expected ":" after the key',
+    [ParseErrorCode.CloseBraceExpected]: atEnd ? "the file ends before the } that closes an object" : 'expected "," or "}"',
+    [ParseErrorCode.CloseBracketExpected]: atEnd ? "the file ends before the ] that closes a list" : 'expected "," or "]"',
+    [ParseErrorCode.EndOfFileExpected]: `unexpected ${JSON.stringify(snippet)} after the end of the document`,
+    [ParseErrorCode.InvalidCommentToken]: "comments are not allowed in a .json config (a .yaml config keeps comments)",
+    [ParseErrorCode.UnexpectedEndOfString]: "a string is not closed on its line",
+    [ParseErrorCode.UnexpectedEndOfComment]: "a comment is not closed",
+    [ParseErrorCode.InvalidNumberFormat]: `invalid number ${JSON.stringify(snippet)}`,
+    [ParseErrorCode.InvalidEscapeCharacter]: "invalid escape sequence in a string",
+    [ParseErrorCode.InvalidUnicode]: "invalid \\u escape in a string",
+    [ParseErrorCode.InvalidCharacter]: "a control character inside a string (write it escaped, e.g. \\n)",
+  };
+  const message = words[e.error] ?? printParseErrorCode(e.error).replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase();
+  return { offset, message };
 }
 
 function lineColumn(text: string, offset: number): { line: number; column: number } {

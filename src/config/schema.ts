@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { parseBytes, parseDuration } from "../util/units.js";
 import { effectsSchema, guardIssues, makePolicySchema } from "./policy.js";
+import { sandboxSchema } from "./sandbox.js";
 
 export const RESERVED_SERVER_NAME = "mcphub";
 export const MAX_USE_WHEN = 8;
@@ -166,6 +167,9 @@ export const serverSchema = z
     effects: effectsSchema.optional(),
     pin_definitions: z.boolean().optional(),
     quarantine: z.boolean().optional(),
+    // Confinement of a stdio server's process (docs/sandbox.md). After loading, this is the
+    // effective setting: the server's own combined with the top-level default (config/sandbox.ts).
+    sandbox: sandboxSchema.optional(),
   })
   .superRefine((s, ctx) => {
     const remote = s.url !== undefined;
@@ -179,7 +183,7 @@ export const serverSchema = z
     if (!kindKnown) {
       // nothing more to say about transport-specific keys
     } else if (remote) {
-      for (const key of ["args", "env", "cwd", "vault", "vault_only", "vault_prefix"] as const) {
+      for (const key of ["args", "env", "cwd", "vault", "vault_only", "vault_prefix", "sandbox"] as const) {
         if (s[key] !== undefined) {
           ctx.addIssue({ code: "custom", path: [key], message: `${key} applies only to stdio servers (this one has a url)` });
         }
@@ -266,6 +270,44 @@ export const embeddingsSchema = z.strictObject({
 
 export const searchSchema = z.strictObject({ embeddings: embeddingsSchema.optional() });
 
+/** What the daemon lets one client hold (docs/daemon.md#slow-and-greedy-clients). */
+export const DEFAULT_HTTP_LIMITS = {
+  header_timeout: 10_000,
+  request_timeout: 30_000,
+  keep_alive_timeout: 5_000,
+  max_connections: 256,
+  max_connections_per_client: 64,
+} as const;
+const positiveDuration = (key: string) => durationSchema.refine((ms) => ms > 0, `http_limits.${key} must be positive`);
+const connections = (key: string) => z.number().int(`http_limits.${key} must be a whole number`).min(1, `http_limits.${key} must be at least 1`);
+export const httpLimitsSchema = z
+  .strictObject({
+    header_timeout: positiveDuration("header_timeout").default(DEFAULT_HTTP_LIMITS.header_timeout),
+    request_timeout: positiveDuration("request_timeout").default(DEFAULT_HTTP_LIMITS.request_timeout),
+    keep_alive_timeout: positiveDuration("keep_alive_timeout").default(DEFAULT_HTTP_LIMITS.keep_alive_timeout),
+    max_connections: connections("max_connections").default(DEFAULT_HTTP_LIMITS.max_connections),
+    max_connections_per_client: connections("max_connections_per_client").default(DEFAULT_HTTP_LIMITS.max_connections_per_client),
+  })
+  .refine((l) => l.header_timeout <= l.request_timeout, {
+    message: "http_limits.header_timeout must not be longer than http_limits.request_timeout (the whole request includes its head)",
+    path: ["header_timeout"],
+  })
+  .refine((l) => l.max_connections_per_client <= l.max_connections, {
+    message: "http_limits.max_connections_per_client must not be larger than http_limits.max_connections",
+    path: ["max_connections_per_client"],
+  });
+
+/** Detached calls in flight (docs/results.md#detached-calls): per agent, reserved per agent, shared. */
+export const DEFAULT_DETACHED = { per_agent: 8, reserved: 2, shared: 24 } as const;
+const count = (key: string, min: number) => z.number().int(`detached.${key} must be a whole number`).min(min, `detached.${key} must be at least ${min}`);
+export const detachedSchema = z
+  .strictObject({
+    per_agent: count("per_agent", 1).default(DEFAULT_DETACHED.per_agent),
+    reserved: count("reserved", 1).default(DEFAULT_DETACHED.reserved),
+    shared: count("shared", 0).default(DEFAULT_DETACHED.shared),
+  })
+  .refine((d) => d.reserved <= d.per_agent, { message: "detached.reserved must not be larger than detached.per_agent", path: ["reserved"] });
+
 export const configSchema = z
   .strictObject({
     version: z.literal(1, { message: "version must be 1" }).default(1),
@@ -294,10 +336,14 @@ export const configSchema = z
     idle_timeout: durationSchema.default(DEFAULT_SERVER_IDLE_TIMEOUT_MS),
     discovery_wait: durationSchema.default(DEFAULT_DISCOVERY_WAIT_MS),
     search: searchSchema.optional(),
+    detached: detachedSchema.default({ ...DEFAULT_DETACHED }),
+    http_limits: httpLimitsSchema.default({ ...DEFAULT_HTTP_LIMITS }),
     // Guardrails: every agent's default policy, effect overrides by server__tool, quarantine.
     policy: policySchema.optional(),
     effects: effectsSchema.optional(),
     quarantine: z.boolean().default(false),
+    // Every stdio server's default sandbox (a server's own `sandbox` combines with it).
+    sandbox: sandboxSchema.optional(),
   })
   .superRefine((c, ctx) => {
     const servers = new Set(Object.keys(c.servers));

@@ -2,11 +2,14 @@
 // truncate then write, write a temp file and rename it over the original, replace a symlink's
 // target), so the directory is watched rather than the file's inode, events are debounced, and a
 // slow stat poll backs up platforms where directory events are unreliable. Only a change of the
-// file's content counts; a valid new content is handed over, an invalid one is reported as one
-// line (once per distinct content) and the running config stays.
+// file's content counts, and only once the content has stopped changing (a save in progress is
+// read again until two readings agree). A valid new content is handed over, an invalid one is
+// reported as one line (once per distinct content) and the running config stays. A complete file
+// that would empty the config (blank, or no servers or no agents left) is what a truncated save
+// looks like, so it is held until the file is saved again or SIGHUP confirms it.
 import { createHash } from "node:crypto";
 import { readFileSync, realpathSync, unwatchFile, watch, watchFile, type FSWatcher } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { open } from "node:fs/promises";
 import { basename, dirname } from "node:path";
 import { ConfigError } from "./errors.js";
 import { parseConfigText } from "./load.js";
@@ -18,27 +21,57 @@ export interface ConfigWatchOptions {
   path: string;
   /** How the file is named in messages. */
   label?: string;
-  /** A valid config whose content differs from the last one seen. May throw: reported via onError. */
-  onConfig(config: Config, why: "changed" | "signal"): void;
+  /**
+   * A valid config whose content differs from the last one seen. May throw: reported via onError.
+   * `confirmed`: a content that empties the config, saved a second time.
+   */
+  onConfig(config: Config, why: "changed" | "signal" | "confirmed"): void;
   /** One line: why the file on disk was not applied (the running config stays). */
   onError(message: string): void;
+  /**
+   * The config in force, to tell an edit that would remove every server or every agent. Without
+   * it, only an empty file is held.
+   */
+  running?: () => Config;
+  /** One line: a complete file that is held back until it is confirmed (default: onError). */
+  onHold?(message: string): void;
   /** Quiet period after the last file event before the file is read (default 200 ms). */
   debounceMs?: number;
+  /**
+   * The file must read the same twice this far apart before it is applied (default 300 ms): an
+   * editor that truncates and writes, or writes in pieces, is still saving while it changes.
+   */
+  settleMs?: number;
   /** Stat poll interval of the fallback watcher (default 2 s). */
   pollMs?: number;
 }
 
 export interface ConfigWatcher {
-  /** Re-reads the file now (SIGHUP). Applies it even when the content looks unchanged. */
+  /** Re-reads the file now (SIGHUP). Applies it even when the content looks unchanged or empties the config. */
   reload(): void;
   close(): void;
 }
+
+/** What was read: the text, its hash, and the file's identity and times (a save changes them). */
+interface Reading {
+  text: string;
+  hash: string;
+  stamp: string;
+}
+
+/** A file still changing after this many settle periods is read as it is then. */
+const MAX_SETTLE_ROUNDS = 20;
 
 export function watchConfig(opts: ConfigWatchOptions): ConfigWatcher {
   const label = opts.label ?? opts.path;
   const format = formatFromPath(opts.path);
   const debounceMs = opts.debounceMs ?? 200;
+  const settleMs = opts.settleMs ?? 300;
+  const hold = opts.onHold ?? opts.onError;
+  /** The last content handled: applied, reported as invalid, or held. */
   let lastHash: string | undefined;
+  /** A complete file that would empty the config, waiting for a second save or SIGHUP. */
+  let held: { hash: string; stamp: string } | undefined;
   let timer: NodeJS.Timeout | undefined;
   let running = false;
   let again: "changed" | "signal" | undefined;
@@ -52,9 +85,17 @@ export function watchConfig(opts: ConfigWatchOptions): ConfigWatcher {
     }
     running = true;
     try {
-      let text: string;
+      let now: Reading;
       try {
-        text = await readFile(opts.path, "utf8");
+        now = await read(opts.path);
+        // A save in progress: wait until two readings a settle period apart agree. A signal is
+        // the operator saying the file is ready.
+        for (let round = 0; why !== "signal" && round < MAX_SETTLE_ROUNDS && !closed; round++) {
+          await sleep(settleMs);
+          const next = await read(opts.path);
+          if (next.hash === now.hash) break;
+          now = next;
+        }
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         // Between an editor's unlink and its rename the file may be briefly missing: say nothing
@@ -63,18 +104,30 @@ export function watchConfig(opts: ConfigWatchOptions): ConfigWatcher {
         report(`cannot read ${label} (${code ?? (err as Error).message})`, `read:${code}`);
         return;
       }
-      const hash = createHash("sha256").update(text).digest("hex");
-      if (hash === lastHash && why !== "signal") return;
-      lastHash = hash;
+      if (closed) return;
+      const confirms = held !== undefined && held.hash === now.hash && held.stamp !== now.stamp;
+      if (now.hash === lastHash && why !== "signal" && !confirms) return;
+      lastHash = now.hash;
       let config: Config;
       try {
-        config = parseConfigText(text, format, label);
+        config = parseConfigText(now.text, format, label);
       } catch (err) {
+        held = undefined;
         report(err instanceof ConfigError ? oneLine(err.message) : (err as Error).message, undefined);
         return;
       }
+      const current = opts.running?.();
+      const emptied = why === "signal" || confirms ? undefined : isBlank(now.text) ? "is empty" : current ? emptiesConfig(config, current) : undefined;
+      if (emptied !== undefined) {
+        held = { hash: now.hash, stamp: now.stamp };
+        hold(
+          `${label} ${emptied}; not applied, in case it is a save still in progress: save the file again (unchanged) or send SIGHUP to apply it; keeping the running config`,
+        );
+        return;
+      }
+      held = undefined;
       try {
-        opts.onConfig(config, why);
+        opts.onConfig(config, confirms ? "confirmed" : why);
       } catch (err) {
         report(oneLine((err as Error).message), undefined);
       }
@@ -104,7 +157,7 @@ export function watchConfig(opts: ConfigWatchOptions): ConfigWatcher {
 
   // The hash of what is on disk now, so only later edits count.
   try {
-    lastHash = createHash("sha256").update(readFileSync(opts.path, "utf8")).digest("hex");
+    lastHash = hashOf(readFileSync(opts.path, "utf8"));
   } catch {
     // missing now: its first appearance counts as an edit
   }
@@ -145,6 +198,50 @@ export function watchConfig(opts: ConfigWatchOptions): ConfigWatcher {
       unwatchFile(opts.path, onPoll);
     },
   };
+}
+
+/**
+ * Why a valid config should not replace the running one on its own, or undefined: it would
+ * remove every server or every agent. That is what a truncated save looks like, and it would
+ * interrupt every call or refuse every session.
+ */
+export function emptiesConfig(next: Config, running: Config): string | undefined {
+  const servers = Object.keys(running.servers);
+  if (servers.length > 0 && Object.keys(next.servers).length === 0) return `would remove every server (${listed(servers)})`;
+  const agents = Object.keys(running.agents);
+  if (agents.length > 0 && Object.keys(next.agents).length === 0) return `would remove every agent (${listed(agents)})`;
+  return undefined;
+}
+
+/** Nothing but whitespace and comment lines (`#` in YAML and TOML). */
+function isBlank(text: string): boolean {
+  return text.split("\n").every((line) => {
+    const t = line.trim();
+    return t === "" || t.startsWith("#");
+  });
+}
+
+function listed(names: string[]): string {
+  return names.length <= 5 ? names.join(", ") : `${names.slice(0, 5).join(", ")} and ${names.length - 5} more`;
+}
+
+async function read(path: string): Promise<Reading> {
+  const handle = await open(path, "r");
+  try {
+    const st = await handle.stat();
+    const text = await handle.readFile("utf8");
+    return { text, hash: hashOf(text), stamp: `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}` };
+  } finally {
+    await handle.close();
+  }
+}
+
+function hashOf(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 /** Several issues on one line, so a bad edit is always exactly one log line. */

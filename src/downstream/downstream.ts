@@ -10,6 +10,7 @@ import type { Prompt, Resource, Tool } from "@modelcontextprotocol/sdk/types.js"
 import type { ServerConfig } from "../config/schema.js";
 import { formatDuration } from "../util/units.js";
 import { backoffDelay, type BackoffPolicy } from "./backoff.js";
+import type { SecretMask } from "./secret-mask.js";
 import { sanitizeLine, sanitizeText, sensitiveEnvValues } from "./sanitize.js";
 import { ConnectError, errorText, listAllOf, listResourceTemplates, openSession, type ListKind, type Session } from "./session.js";
 import {
@@ -44,6 +45,8 @@ export interface DownstreamDeps {
   hooks?: ClientHooks;
   /** Set for a connection dedicated to one upstream session (`connection: per-session`). */
   connection?: string;
+  /** Paths a sandboxed server never sees beyond the built-in ones (the agents' harness files). */
+  sandboxProtect?: () => readonly string[];
 }
 
 /** Without an explicit timeoutMs a call may run as long as it keeps reporting progress. */
@@ -100,6 +103,11 @@ export class Downstream {
   private authWatch?: () => void;
   /** retryNow() came while an attempt was running: try again as soon as it fails. */
   private retryRequested = false;
+  /**
+   * The client's roots changed while this server's sandbox shows the roots it had at launch: the
+   * process is replaced (with the new roots) as soon as nothing holds it.
+   */
+  private rootsRestart = false;
   private connecting?: Promise<void>;
   private readonly shutdown = new AbortController();
   private readonly closing = new Set<Promise<void>>();
@@ -172,6 +180,7 @@ export class Downstream {
       released = true;
       this.leases--;
       this.lastActivity = Date.now();
+      if (this.leases === 0 && this.rootsRestart) this.restartForRoots();
       this.armIdle();
     };
   }
@@ -193,6 +202,17 @@ export class Downstream {
     }
     this.failures = 0;
     this.quickDrops = 0;
+    this.connect();
+  }
+
+  private restartForRoots(): void {
+    this.rootsRestart = false;
+    const s = this.session;
+    if (this.closed || !s || this.connecting) return;
+    this.deps.log("info", `${this.name}: the client's roots changed; restarting it so its sandbox shows the new ones`);
+    this.session = undefined;
+    this.token = undefined;
+    this.track(s.close());
     this.connect();
   }
 
@@ -222,6 +242,7 @@ export class Downstream {
     if (this.error !== undefined) snap.error = this.error;
     const tail = this.session?.stdio ? this.currentStderr(this.session) : this.stderrTail;
     if (tail) snap.stderrTail = tail;
+    if (this.session?.sandbox) snap.sandbox = this.session.sandbox;
     return snap;
   }
 
@@ -295,9 +316,18 @@ export class Downstream {
     return this.request("logging/setLevel", opts, (client, req) => client.setLoggingLevel(level, req));
   }
 
-  /** Tells the server the client's roots changed; a no-op while it is not connected. */
+  /**
+   * Tells the server the client's roots changed; a no-op while it is not connected. A server
+   * whose sandbox shows the roots is restarted instead (its mounts were fixed at launch), once
+   * nothing holds it: its next process asks for the roots again and sees the new ones.
+   */
   async sendRootsListChanged(): Promise<void> {
     const s = this.session;
+    if (s?.sandbox?.roots !== undefined) {
+      this.rootsRestart = true;
+      if (this.leases === 0) this.restartForRoots();
+      return;
+    }
     if (!s || this.state !== "ready") return;
     await s.client.sendRootsListChanged().catch((err: unknown) => {
       this.deps.log("warn", `${this.name}: roots/list_changed was not delivered: ${this.clean(errorText(err))}`);
@@ -353,6 +383,7 @@ export class Downstream {
           onListChanged: (kind) => this.onListChanged(token, kind),
           onClose: () => this.onTransportClosed(token),
           ...(this.deps.hooks ? { peer: this.peerHooks(this.deps.hooks) } : {}),
+          ...this.sandboxHooks(),
         });
         token.session = session;
         if (this.closed) {
@@ -405,6 +436,17 @@ export class Downstream {
 
   private origin(): ConnectionOrigin {
     return this.deps.connection !== undefined ? { server: this.name, connection: this.deps.connection } : { server: this.name };
+  }
+
+  /** What a sandboxed server's launch needs from above: the client's roots, more protected paths. */
+  private sandboxHooks(): { sandboxRoots?: (signal?: AbortSignal) => Promise<string[]>; sandboxProtect?: readonly string[] } {
+    const hooks = this.deps.hooks;
+    const origin = this.origin();
+    const protect = this.deps.sandboxProtect?.();
+    return {
+      ...(hooks?.roots ? { sandboxRoots: (signal?: AbortSignal) => hooks.roots?.(origin, signal) ?? Promise.resolve([]) } : {}),
+      ...(protect ? { sandboxProtect: protect } : {}),
+    };
   }
 
   private peerHooks(hooks: ClientHooks) {
@@ -556,9 +598,10 @@ export class Downstream {
     if (!s) return;
     const opts: RequestOptions = { timeout: this.deps.connectTimeoutMs, signal: this.shutdown.signal };
     try {
-      const items = await listAllOf(kind, s.client, opts);
+      const mask = <V>(v: V): V => (s.mask ? s.mask.value(v) : v);
+      const items = mask(await listAllOf(kind, s.client, opts));
       // Templates change with resources (one list_changed covers both).
-      const templates = kind === "resources" ? await listResourceTemplates(s.client, opts).catch(() => s.resourceTemplates) : undefined;
+      const templates = kind === "resources" ? mask(await listResourceTemplates(s.client, opts).catch(() => s.resourceTemplates)) : undefined;
       if (this.session !== s) return; // a newer session lists for itself
       if (kind === "tools") this.tools = s.tools = items as Tool[];
       else if (kind === "resources") {
@@ -604,14 +647,17 @@ export class Downstream {
       if (!onProgress) return;
       const out: { progress: number; total?: number; message?: string } = { progress: p.progress };
       if (p.total !== undefined) out.total = p.total;
-      if (p.message !== undefined) out.message = p.message;
+      if (p.message !== undefined) out.message = s.mask ? s.mask.text(p.message) : p.message;
       onProgress(out);
     };
+    let result: T;
     try {
-      return await send(s.client, req);
+      result = await send(s.client, req);
     } catch (err) {
       throw this.classify(err, s, label, opts);
     }
+    // What the server sent back goes upstream: the secrets it was given must not.
+    return s.mask ? s.mask.value(result) : result;
   }
 
   /** Which limit a timed-out call ran into, in the words of the config. */
@@ -645,8 +691,9 @@ export class Downstream {
         // call only costs its own outcome (unknown, never replayed).
         return new OutcomeUnknownError(this.name, label, "timeout", this.timeoutDetail(err, opts));
       }
-      // The downstream answered with a JSON-RPC error: a definite outcome, pass it on.
-      return err;
+      // The downstream answered with a JSON-RPC error: a definite outcome, pass it on (masked:
+      // a server may quote the secret it was given).
+      return s.mask ? maskedError(err, s.mask) : err;
     }
     if (isZodError(err)) {
       return new Error(`server "${this.name}" answered ${label} with a malformed result: ${detail}`);
@@ -754,6 +801,16 @@ export class Downstream {
     if (!tail || tail.byteLength === 0) return undefined;
     return sanitizeText(tail.text(), this.redactions(s));
   }
+}
+
+/** The same JSON-RPC error with its message and data masked (the error itself when clean). */
+function maskedError(err: McpError, mask: SecretMask): McpError {
+  const message = mask.text(err.message);
+  const data = mask.value(err.data);
+  if (message === err.message && data === err.data) return err;
+  // McpError prefixes "MCP error <code>: "; keep the downstream's own text once.
+  const own = message.replace(/^MCP error -?\d+: /, "");
+  return new McpError(err.code, own, data);
 }
 
 function isZodError(err: unknown): boolean {

@@ -24,9 +24,13 @@ function connectionFields(cfg: ServerConfig, values: boolean) {
   };
 }
 
-/** In-memory identity, values included: any difference means the server must be restarted. */
+/**
+ * In-memory identity, values included: any difference means the server must be restarted. The
+ * sandbox is part of it (a process's confinement is fixed at launch), but not of the cache
+ * fingerprint below: confining a server does not change its tools.
+ */
 export function connectionKey(cfg: ServerConfig): string {
-  return canonicalJson(connectionFields(cfg, true));
+  return canonicalJson({ ...connectionFields(cfg, true), sandbox: cfg.sandbox });
 }
 
 /**

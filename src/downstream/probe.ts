@@ -1,7 +1,9 @@
 // `mcphub doctor --probe`: one real handshake and tools/list against one server, then close
 // (killing a stdio server's whole tree). Never throws; failures come back as a sanitised reason.
+import type { Prompt, Resource, ResourceTemplate, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ServerConfig } from "../config/schema.js";
-import { ConnectError, errorText, openSession } from "./session.js";
+import { DOWNSTREAM_CLIENT_CAPABILITIES } from "./capabilities.js";
+import { ConnectError, errorText, openSession, type SessionPeer } from "./session.js";
 import { sanitizeLine } from "./sanitize.js";
 import { LockedError, NeedsAuthError, type RemoteAuth, type SecretResolver } from "./types.js";
 
@@ -17,12 +19,37 @@ export interface ProbeResult {
   /** The child's sanitised stderr tail, when a stdio server failed to start and wrote any. */
   stderr_tail?: string;
   serverVersion?: { name: string; version: string };
+  /** What the server listed, as the gateway's catalogue would hold it (for the catalogue cache). */
+  listing?: { tools: Tool[]; resources: Resource[]; resourceTemplates: ResourceTemplate[]; prompts: Prompt[]; instructions?: string };
 }
+
+/**
+ * The probe declares what the gateway declares, so the server lists what the gateway would see;
+ * it has no harness behind it, so it answers roots/list with no roots and refuses the rest.
+ */
+const PROBE_PEER: SessionPeer = {
+  capabilities: DOWNSTREAM_CLIENT_CAPABILITIES,
+  request: async (req) => {
+    if (req.method === "roots/list") return { roots: [] };
+    throw new Error(`${req.method} is not answered during \`mcphub doctor --probe\` (no harness is connected)`);
+  },
+  notification: () => undefined,
+};
 
 export async function probeServer(
   name: string,
   cfg: ServerConfig,
-  opts: { timeoutMs: number; secrets?: SecretResolver; auth?: RemoteAuth; clientInfo?: { name: string; version: string }; allServers?: Record<string, ServerConfig> },
+  opts: {
+    timeoutMs: number;
+    secrets?: SecretResolver;
+    auth?: RemoteAuth;
+    clientInfo?: { name: string; version: string };
+    allServers?: Record<string, ServerConfig>;
+    /** Paths a sandboxed server never sees beyond the built-in ones (harness files, the data dir). */
+    sandboxProtect?: readonly string[];
+    /** Server→client traffic during the probe; default: the gateway's capabilities, nothing forwarded. */
+    peer?: SessionPeer;
+  },
 ): Promise<ProbeResult> {
   const started = performance.now();
   const latency = () => Math.round(performance.now() - started);
@@ -35,8 +62,22 @@ export async function probeServer(
       secrets: opts.secrets,
       ...(opts.auth ? { auth: opts.auth } : {}),
       timeoutMs: opts.timeoutMs,
+      ...(opts.sandboxProtect ? { sandboxProtect: opts.sandboxProtect } : {}),
+      peer: opts.peer ?? PROBE_PEER,
     });
-    const result: ProbeResult = { handshake_ok: true, tool_count: session.tools.length, tools: session.tools.map((t) => t.name), latency_ms: latency() };
+    const result: ProbeResult = {
+      handshake_ok: true,
+      tool_count: session.tools.length,
+      tools: session.tools.map((t) => t.name),
+      latency_ms: latency(),
+      listing: {
+        tools: session.tools,
+        resources: session.resources,
+        resourceTemplates: session.resourceTemplates,
+        prompts: session.prompts,
+        ...(session.instructions !== undefined ? { instructions: session.instructions } : {}),
+      },
+    };
     const v = session.serverVersion;
     if (v) result.serverVersion = v;
     await session.close();

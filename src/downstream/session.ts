@@ -27,7 +27,11 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ServerConfig } from "../config/schema.js";
+import { isSandboxed } from "../config/sandbox.js";
+import { explainLaunchFailure, prepareSandbox, SandboxError, type SandboxSummary } from "../sandbox/index.js";
 import { buildChildEnv, resolveChildCwd } from "./child-env.js";
+import { SecretMask } from "./secret-mask.js";
+import { findCommand } from "./spawn-plan.js";
 import { explainingLine, SENSITIVE_NAME_RE, sanitizeLine, sanitizeText, sensitiveEnvValues, summarizeStartupStderr } from "./sanitize.js";
 import { ProcessGroupStdioTransport } from "./stdio-transport.js";
 import { LockedError, NeedsAuthError, type PeerMessage, type RemoteAuth, type RemoteAuthSession, type SecretResolver } from "./types.js";
@@ -56,6 +60,10 @@ export interface OpenSessionOptions {
   maxMessageBytes?: number;
   /** Server→client traffic of this connection (see ClientHooks); omitted = declare nothing. */
   peer?: SessionPeer;
+  /** A sandboxed server's `roots`: the client's roots as local paths (see ClientHooks.roots). */
+  sandboxRoots?: (signal?: AbortSignal) => Promise<string[]>;
+  /** More paths a sandboxed server never sees (the configured agents' harness files). */
+  sandboxProtect?: readonly string[];
 }
 
 /** ClientHooks bound to one connection. */
@@ -74,6 +82,10 @@ export class Session {
   closed = false;
   /** The OAuth session of a remote server, so a failed request can tell it needs sign-in. */
   auth?: RemoteAuthSession;
+  /** Masks the secrets this connection was given in what it sends back; undefined when it has none. */
+  mask?: SecretMask;
+  /** How a sandboxed stdio server was confined (undefined = not sandboxed). */
+  sandbox?: SandboxSummary;
   constructor(
     readonly client: Client,
     readonly transport: Transport,
@@ -91,7 +103,8 @@ export class Session {
   }
 
   get instructions(): string | undefined {
-    return this.client.getInstructions();
+    const text = this.client.getInstructions();
+    return text !== undefined && this.mask ? this.mask.text(text) : text;
   }
 
   get serverVersion(): { name: string; version: string } | undefined {
@@ -139,6 +152,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
   let stdio: ProcessGroupStdioTransport | undefined;
   let client: Client | undefined;
   let authSession: RemoteAuthSession | undefined;
+  let sandbox: SandboxSummary | undefined;
   try {
     if (cfg.url !== undefined) {
       const headers = await withAbort(resolveHeaders(cfg, secrets, secretValues), controller.signal);
@@ -156,16 +170,43 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
       }
       const env = buildChildEnv({ server: name, cfg, allServers: opts.allServers, parentEnv, vaultEnv });
       redact.push(...sensitiveEnvValues(env));
+      const command = cfg.command ?? "";
+      const args = cfg.args ?? [];
+      const cwd = resolveChildCwd(cfg.cwd);
+      let launch: { command: string; args: string[]; env: Record<string, string>; cwd?: string | undefined; extraFds?: Buffer[]; onEnded?: () => void } = { command, args, env, cwd };
+      if (isSandboxed(cfg.sandbox)) {
+        // The sandbox decides the whole launch; when it cannot be set up, nothing is started.
+        phase = "setting up the sandbox";
+        const plan = await withAbort(
+          prepareSandbox({
+            server: name,
+            settings: cfg.sandbox,
+            command,
+            resolvedCommand: findCommand({ command, platform: process.platform, env, ...(cwd ? { cwd } : {}) }),
+            args,
+            env,
+            ownEnv: [...Object.keys(cfg.env ?? {}), ...Object.keys(vaultEnv ?? {})],
+            cwd,
+            ...(opts.sandboxRoots ? { roots: opts.sandboxRoots } : {}),
+            gatewayEnv: parentEnv,
+            ...(opts.sandboxProtect ? { protect: opts.sandboxProtect } : {}),
+            signal: controller.signal,
+          }),
+          controller.signal,
+        );
+        sandbox = plan.summary;
+        launch = { command: plan.command, args: plan.args, env: plan.env, cwd: plan.cwd, extraFds: plan.fds, ...(plan.cleanup ? { onEnded: plan.cleanup } : {}) };
+      }
       stdio = new ProcessGroupStdioTransport({
-        command: cfg.command ?? "",
-        args: cfg.args ?? [],
-        env,
-        cwd: resolveChildCwd(cfg.cwd),
+        ...launch,
         ...(opts.maxMessageBytes !== undefined ? { maxMessageBytes: opts.maxMessageBytes } : {}),
       });
       transport = stdio;
     }
     redact.push(...secretValues);
+    const auth = opts.auth;
+    const mask = SecretMask.of(secretValues, authSession && auth ? () => auth.knownSecretValues() : undefined);
+    const masked = <T>(v: T): T => (mask ? mask.value(v) : v);
 
     const peer = opts.peer;
     client = new Client(opts.clientInfo, { capabilities: peer?.capabilities ?? {} });
@@ -173,13 +214,13 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
       // The gateway decides where these go; the SDK client has validated the request's shape and
       // validates the answer against the method's result schema before it goes back.
       const ask = <T>(req: { method: string; params?: unknown }, extra: { signal: AbortSignal }) =>
-        peer.request({ method: req.method, ...(req.params ? { params: req.params as Record<string, unknown> } : {}) }, extra.signal) as Promise<T>;
+        peer.request({ method: req.method, ...(req.params ? { params: masked(req.params as Record<string, unknown>) } : {}) }, extra.signal) as Promise<T>;
       const caps = peer.capabilities;
       if (caps.sampling) client.setRequestHandler(CreateMessageRequestSchema, (req, extra) => ask<CreateMessageResult>(req, extra));
       if (caps.elicitation) client.setRequestHandler(ElicitRequestSchema, (req, extra) => ask<ElicitResult>(req, extra));
       if (caps.roots) client.setRequestHandler(ListRootsRequestSchema, (req, extra) => ask<ListRootsResult>(req, extra));
       const relay = (n: { method: string; params?: unknown }) =>
-        peer.notification({ method: n.method, ...(n.params ? { params: n.params as Record<string, unknown> } : {}) });
+        peer.notification({ method: n.method, ...(n.params ? { params: masked(n.params as Record<string, unknown>) } : {}) });
       client.setNotificationHandler(LoggingMessageNotificationSchema, relay);
       client.setNotificationHandler(ResourceUpdatedNotificationSchema, relay);
       if (caps.elicitation) client.setNotificationHandler(ElicitationCompleteNotificationSchema, relay);
@@ -206,7 +247,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
     phase = "handshaking";
     await client.connect(transport, connectOpts);
     phase = "listing tools";
-    const tools = (await listAllOf("tools", client, connectOpts)) as Tool[];
+    const tools = masked((await listAllOf("tools", client, connectOpts)) as Tool[]);
     const caps = client.getServerCapabilities() ?? {};
     phase = "listing resources and prompts";
     // Resources and prompts are optional extras: a failure to list them never fails the connect.
@@ -216,8 +257,10 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
       caps.resources ? listResourceTemplates(client, connectOpts).catch(() => []) : Promise.resolve([]),
     ]);
     if (controller.signal.aborted) throw controller.signal.reason;
-    const session = new Session(client, transport, stdio, secretValues, tools, resources, prompts, templates);
+    const session = new Session(client, transport, stdio, secretValues, tools, masked(resources), masked(prompts), masked(templates));
     if (authSession) session.auth = authSession;
+    if (mask) session.mask = mask;
+    if (sandbox) session.sandbox = sandbox;
     sessionRef = session;
     session.closed = closedEarly;
     return session;
@@ -228,6 +271,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
     if (stdio) await stdio.close();
     const known = [...redact, ...(secrets?.knownSecretValues() ?? []), ...(opts.auth?.knownSecretValues() ?? [])];
     if (cause instanceof LockedError) throw new LockedError(sanitizeLine(cause.message, known));
+    if (cause instanceof SandboxError) throw new ConnectError(sanitizeLine(cause.message, known, 1024));
     // Transports may wrap what the signed fetch threw; the auth session remembers it.
     const needsAuth = cause instanceof NeedsAuthError ? cause : authSession?.takeNeedsAuth();
     if (needsAuth) throw new NeedsAuthError(sanitizeLine(needsAuth.message, known), needsAuth.command, needsAuth.stepUp);
@@ -247,6 +291,9 @@ function describeFailure(err: unknown, stdio: ProcessGroupStdioTransport | undef
   }
   if (stdio && stdio.stderrTail.byteLength > 0) {
     const tail = sanitizeText(stdio.stderrTail.text(), known);
+    // bubblewrap's own complaint: the sandbox could not be set up, not the server failing.
+    const sandboxCause = isSandboxed(cfg.sandbox) ? explainLaunchFailure(tail, { command: cfg.command ?? "", args: cfg.args ?? [], network: cfg.sandbox.network ?? "none" }) : undefined;
+    if (sandboxCause) return sanitizeLine(sandboxCause, known, 1024);
     if (tail.trim() !== "") {
       // The fixed summary says what kind of problem it is; the line (secrets already redacted)
       // says which file, option or variable, which is what an operator needs to fix it.

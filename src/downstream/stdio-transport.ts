@@ -28,6 +28,13 @@ export interface StdioParams {
   killGraceMs?: number;
   /** Largest single JSON-RPC message accepted from the child. */
   maxMessageBytes?: number;
+  /**
+   * Data handed to the child on fds 3, 4, ... (each written whole, then closed): how a sandbox
+   * launcher receives its seccomp filter without a file.
+   */
+  extraFds?: Buffer[];
+  /** Called once the process tree has ended (a sandbox's private TMPDIR goes then). */
+  onEnded?: () => void;
 }
 
 const DEFAULT_KILL_GRACE_MS = 2000;
@@ -211,16 +218,22 @@ export class ProcessGroupStdioTransport implements Transport {
     this.plan = plan;
     return new Promise((resolve, reject) => {
       let spawned = false;
+      const extra = this.params.extraFds ?? [];
       const child = spawn(plan.file, plan.args, {
         env: this.params.env,
         cwd: this.params.cwd,
-        stdio: ["pipe", "pipe", "pipe"],
+        stdio: ["pipe", "pipe", "pipe", ...extra.map(() => "pipe" as const)],
         detached: plan.detached, // POSIX: own process group, so close() can signal the whole tree
         shell: false,
         windowsHide: true,
         windowsVerbatimArguments: plan.windowsVerbatimArguments,
       });
       this.child = child;
+      extra.forEach((data, i) => {
+        const fd = child.stdio[3 + i] as NodeJS.WritableStream | null | undefined;
+        fd?.on("error", () => undefined); // a launcher that died early: its exit says why
+        fd?.end(data);
+      });
       child.once("spawn", () => {
         spawned = true;
         if (child.pid !== undefined) {
@@ -235,6 +248,7 @@ export class ProcessGroupStdioTransport implements Transport {
       child.on("error", (err) => {
         if (!spawned) {
           this.reportClose();
+          this.params.onEnded?.();
           reject(err);
         } else {
           this.onerror?.(err);
@@ -458,6 +472,7 @@ export class ProcessGroupStdioTransport implements Transport {
         .finally(() => {
           child.stdout?.destroy();
           child.stderr?.destroy();
+          this.params.onEnded?.();
         });
     }
     this.reportClose();

@@ -48,6 +48,7 @@ export class Supervisor {
       changed: (server) => this.changed(server),
       idleTimeoutMs: idle ? (name, cfg) => idle(name, cfg) : () => 0,
       ...(opts.hooks ? { hooks: opts.hooks } : {}),
+      ...(opts.sandboxProtect ? { sandboxProtect: opts.sandboxProtect } : {}),
     };
     for (const [name, cfg] of Object.entries(opts.servers)) this.downstreams.set(name, this.create(name, cfg));
   }

@@ -1,6 +1,7 @@
 // Public types of the downstream layer: what the gateway sees of each downstream MCP server and
 // the errors it must tell apart (not connected, vault locked, outcome unknown).
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { SandboxSummary } from "../sandbox/index.js";
 import type { ClientCapabilities, Prompt, Resource, ResourceTemplate, ServerCapabilities, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ServerConfig } from "../config/schema.js";
 
@@ -29,6 +30,8 @@ export interface DownstreamSnapshot {
   generation: number;
   /** Sanitised tail of the child's stderr (stdio only), bounded to 8 KiB. */
   stderrTail?: string;
+  /** How the running process is confined (a sandboxed stdio server with a session). */
+  sandbox?: SandboxSummary;
 }
 
 /** Provided by the vault; optional. */
@@ -165,6 +168,12 @@ export interface ClientHooks {
   notification(origin: ConnectionOrigin, notification: PeerMessage): void;
   /** A (re)connect finished: per-connection state (log level, subscriptions) must be applied again. */
   connected(origin: ConnectionOrigin): void;
+  /**
+   * The client's roots as local paths, for a sandboxed server whose `read:`/`write:` list
+   * `roots` (asked before its process starts: a sandbox's mounts are fixed at launch). Throws an
+   * Error whose message says why there are none to be had (e.g. a connection shared by sessions).
+   */
+  roots?(origin: ConnectionOrigin, signal?: AbortSignal): Promise<string[]>;
 }
 
 export interface CallOptions {
@@ -204,4 +213,6 @@ export interface SupervisorOptions {
    * Default: never.
    */
   idleTimeoutMs?: (name: string, cfg: ServerConfig) => number;
+  /** Paths a sandboxed server never sees beyond the built-in ones (the agents' harness files). */
+  sandboxProtect?: () => readonly string[];
 }

@@ -11,6 +11,7 @@ import { CatalogCache } from "../catalog/cache/store.js";
 import { Catalog } from "../catalog/catalog.js";
 import { SemanticSearch } from "../catalog/embeddings/service.js";
 import type { ServerMeta } from "../catalog/types.js";
+import { expandHome, homeDir } from "../config/paths.js";
 import { idleTimeoutOf, startModeOf } from "../config/queries.js";
 import type { Config } from "../config/schema.js";
 import { connectionFingerprint } from "../downstream/identity.js";
@@ -42,6 +43,8 @@ export interface HubOptions {
   configPath?: string;
   /** A stdio gateway: exactly one upstream session, which owns every downstream connection. */
   singleSession?: boolean;
+  /** Every known harness's config file (the CLI owns the harness registry): hidden from sandboxes. */
+  harnessFiles?: readonly string[];
 }
 
 /** What a reload changed, for the one log line that reports it. */
@@ -122,6 +125,13 @@ export class Hub {
       log: (level, msg) => opts.log[level](msg),
       idleTimeoutMs: (_name, cfg) => idleTimeoutOf(this.config, cfg),
       hooks: this.passthrough.hooks,
+      // Besides the built-in list: this gateway's data dir, every known harness's config file and
+      // the ones its agents name.
+      sandboxProtect: () => [
+        opts.dataDir,
+        ...(opts.harnessFiles ?? []),
+        ...Object.values(this.config.agents).flatMap((a) => (a.path !== undefined ? [expandHome(a.path, homeDir(opts.env))] : [])),
+      ],
     });
     this.supervisor.onChange((server) => this.syncServer(server));
     const embeddings = config.search?.embeddings;
@@ -146,7 +156,7 @@ export class Hub {
     this.telemetry = Telemetry.open({ dataDir: opts.dataDir });
     // The vault is opened in the background: initialize and tools/list never wait for it.
     this.stores = openStores(opts, openOnce).catch((err: unknown) => ({ error: errorText(err) }));
-    this.detached = new DetachedRegistry({ journal: () => this.journal(), log: opts.log });
+    this.detached = new DetachedRegistry({ journal: () => this.journal(), log: opts.log, limits: () => this.config.detached });
     this.calls = this.callPorts();
   }
 

@@ -1,6 +1,18 @@
 // One server's status as every surface reports it: the `list_servers` management tool and the
 // daemon's status page both read it from here, so the two never disagree about a state.
+import { homedir } from "node:os";
+import { isSandboxed, ROOTS_ENTRY, type SandboxNetwork } from "../config/sandbox.js";
+import type { ServerConfig } from "../config/schema.js";
+import type { SandboxSummary } from "../sandbox/index.js";
 import type { Hub } from "./hub.js";
+
+/**
+ * How a stdio server is confined: `off`, or its sandbox. `live` is what the running process got
+ * (resolved roots, the runtime paths, what was covered); otherwise the configured settings.
+ */
+export type SandboxStatus =
+  | { mode: "off" }
+  | ({ mode: "on"; live: boolean; network: SandboxNetwork } & Partial<Omit<SandboxSummary, "network">> & { read: string[]; write: string[] });
 
 export interface ServerStatus {
   name: string;
@@ -27,6 +39,17 @@ export interface ServerStatus {
   /** Sanitised tail of a stdio server's stderr. */
   stderrTail?: string;
   serverVersion?: { name: string; version: string };
+  /** Stdio servers only. */
+  sandbox?: SandboxStatus;
+}
+
+function sandboxStatus(cfg: ServerConfig, live: SandboxSummary | undefined): SandboxStatus | undefined {
+  if (cfg.url !== undefined) return undefined;
+  if (!isSandboxed(cfg.sandbox)) return { mode: "off" };
+  if (live) return { mode: "on", live: true, ...live };
+  const home = homedir();
+  const short = (p: string) => (p === ROOTS_ENTRY ? p : p === home ? "~" : p.startsWith(`${home}/`) ? `~${p.slice(home.length)}` : p);
+  return { mode: "on", live: false, network: cfg.sandbox.network ?? "none", read: (cfg.sandbox.read ?? []).map(short), write: (cfg.sandbox.write ?? []).map(short), env: cfg.sandbox.env ?? [] };
 }
 
 /** Undefined for a server that is not in the running config. */
@@ -56,5 +79,10 @@ export function serverStatus(hub: Hub, name: string): ServerStatus | undefined {
     ...(state === "needs_auth" ? { sign_in: hub.signInCommand(name) } : {}),
     ...(snap?.stderrTail ? { stderrTail: snap.stderrTail } : {}),
     ...(snap?.serverVersion ? { serverVersion: snap.serverVersion } : {}),
+    ...withSandbox(sandboxStatus(cfg, snap?.connected ? snap.sandbox : undefined)),
   };
+}
+
+function withSandbox(s: SandboxStatus | undefined): { sandbox?: SandboxStatus } {
+  return s ? { sandbox: s } : {};
 }

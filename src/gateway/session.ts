@@ -24,6 +24,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { isNamespaced } from "../config/schema.js";
 import { canonicalJson } from "../util/canonical-json.js";
+import { nestedTooDeep } from "../util/json-depth.js";
 import { VERSION } from "../version.js";
 import { callContext, downstreamFailure, runCall } from "./call/index.js";
 import { routeCallsDirectly, type CallHandler } from "./direct-calls.js";
@@ -44,7 +45,7 @@ import { advertisedName, managementToolFor } from "./management.js";
 import { type Caller, isWireError, toWire, UPSTREAM_SERVER_CAPABILITIES, UpstreamPeer, WireError } from "./passthrough/index.js";
 import { runManagementTool } from "./tools/index.js";
 import { mountConflicts } from "./tools/list-servers.js";
-import { jsonResult, type ToolContext } from "./tools/context.js";
+import { badRequest, jsonResult, type ToolContext } from "./tools/context.js";
 import type { AgentView } from "./view.js";
 
 export interface Session {
@@ -56,6 +57,9 @@ export interface Session {
   /** Stops listening for catalogue changes and releases what the session held; idempotent. */
   dispose(): void;
 }
+
+/** Deeper tool arguments are refused (no real tool takes them; far deeper ones overflow the stack). */
+export const MAX_ARGUMENT_DEPTH = 512;
 
 export function createSession(hub: Hub, initialView: AgentView): Session {
   let view = initialView;
@@ -90,6 +94,11 @@ export function createSession(hub: Hub, initialView: AgentView): Session {
         : {}),
     };
     const name = params.name;
+    // Recursive walks further on (schema validation, canonical JSON) would overflow the stack.
+    const deep = params.arguments !== undefined ? nestedTooDeep(params.arguments, MAX_ARGUMENT_DEPTH) : undefined;
+    if (deep !== undefined) {
+      return badRequest(`arguments of ${name} nest more than ${MAX_ARGUMENT_DEPTH} levels deep (at arguments.${deep}); nothing was sent: flatten them`);
+    }
     // No published downstream name is a management alias: the mount plan refuses those.
     const management = managementToolFor(name);
     if (management) return runManagementTool(management, ctx, params.arguments);

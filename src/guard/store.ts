@@ -4,7 +4,9 @@
 // (`pending`: changed since approval, or never approved on a quarantined server). Writers
 // read-modify-write under one lock file and replace a file atomically (temp file + rename), so no
 // approval or first sight is lost when several processes write at once. Readers re-read a file
-// only when its stat changed, which makes checking the approval state on every call cheap.
+// only when its stat changed, and while a watch on the directory is live not even stat it per
+// call: the watch says when a file changed, which makes checking the approval state on every call
+// cheap.
 import { chmodSync, mkdirSync, readFileSync, statSync, watch, type FSWatcher } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
@@ -67,12 +69,23 @@ export interface ObserveResult {
 interface Cached {
   key: string;
   value: ServerRecords | UnreadableRecords;
+  /** When the file's stat last matched `key`. */
+  checked: number;
 }
+
+/**
+ * While the directory watch is live, a cached read is trusted without a stat until the watch
+ * reports a change of that file, and re-checked at least this often anyway (a watch that misses an
+ * event, as some file systems do, costs at most this much delay, never a stale approval forever).
+ */
+export const REVALIDATE_MS = 1000;
 
 export class DefinitionStore {
   readonly dir: string;
   private readonly cache = new Map<string, Cached>();
   private watcher: FSWatcher | undefined;
+  /** Servers whose cached records the live watch vouches for (no event since they were read). */
+  private readonly fresh = new Set<string>();
 
   constructor(dataDir: string) {
     this.dir = join(dataDir, DEFINITIONS_DIR);
@@ -83,27 +96,39 @@ export class DefinitionStore {
   }
 
   /**
-   * The server's records, re-read only when the file's stat changed (one stat per call). A missing
-   * file is an empty record set; a damaged one is reported, never silently treated as empty
-   * (which would trust every tool again).
+   * The server's records. This runs on every call, so it is incremental: while the directory
+   * watch is live, the cached records are returned as they are until the watch reports a change
+   * of the file (an approval by `mcphub approve` in another process arrives that way, before the
+   * next call), re-checked at least every REVALIDATE_MS; without a watch, one stat per call
+   * decides. The file is re-read only when its stat changed. A missing file is an empty record
+   * set; a damaged one is reported, never silently treated as empty (which would trust every tool
+   * again).
    */
-  read(server: string): ServerRecords | UnreadableRecords {
+  read(server: string, now = Date.now()): ServerRecords | UnreadableRecords {
+    const hit = this.cache.get(server);
+    if (hit && this.fresh.has(server) && now - hit.checked < REVALIDATE_MS) return hit.value;
     const path = this.pathOf(server);
+    // Marked before the stat: an event arriving after this point invalidates what is read now.
+    if (this.watcher) this.fresh.add(server);
     let key: string;
     try {
       const st = statSync(path, { bigint: true });
       key = `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === "ENOENT") {
-        this.cache.delete(server);
-        return { server, tools: {} };
+        const value = { server, tools: {} };
+        this.cache.set(server, { key: "missing", value, checked: now });
+        return value;
       }
+      this.fresh.delete(server);
       return { server, unreadable: (err as Error).message };
     }
-    const hit = this.cache.get(server);
-    if (hit?.key === key) return hit.value;
+    if (hit?.key === key) {
+      hit.checked = now;
+      return hit.value;
+    }
     const value = parseFile(server, () => readFileSync(path, "utf8"));
-    this.cache.set(server, { key, value });
+    this.cache.set(server, { key, value, checked: now });
     return value;
   }
 
@@ -148,7 +173,8 @@ export class DefinitionStore {
 
   /**
    * Calls `onChange(server)` when a server's file changes (an approval by `mcphub approve`, a
-   * record by another gateway). The watch is a hint; `read()` checks the stat on every call anyway.
+   * record by another gateway). While it is live, `read()` trusts its cache until such an event;
+   * when the watch fails or is closed, `read()` goes back to one stat per call.
    */
   watch(onChange: (server: string) => void): () => void {
     if (this.watcher) throw new Error("the definition store is already watched");
@@ -156,7 +182,13 @@ export class DefinitionStore {
       ensurePrivateDirSync(this.dir);
       this.watcher = watch(this.dir, { persistent: false }, (_event, file) => {
         const name = typeof file === "string" && file.endsWith(".json") && !file.startsWith(".") ? file.slice(0, -5) : undefined;
-        if (name !== undefined) onChange(name);
+        if (typeof file !== "string") {
+          this.fresh.clear(); // an event without a name could be any file
+          return;
+        }
+        if (name === undefined) return;
+        this.fresh.delete(name);
+        onChange(name);
       });
       this.watcher.on("error", () => this.unwatch());
     } catch {
@@ -166,9 +198,15 @@ export class DefinitionStore {
     return () => this.unwatch();
   }
 
+  /** Whether reads currently rely on the watch (for tests). */
+  get watched(): boolean {
+    return this.watcher !== undefined;
+  }
+
   private unwatch(): void {
     this.watcher?.close();
     this.watcher = undefined;
+    this.fresh.clear();
   }
 
   /** Read-modify-write of one server's file under the store's lock. */

@@ -23,6 +23,7 @@ export {
   planSync,
   publicPlan,
   rollbackPlan,
+  withOffload,
   writePlan,
   type RollbackResult,
   type SyncAction,
@@ -33,3 +34,4 @@ export {
 } from "./sync.js";
 export { harnessHome, harnessInstalled, readHarness, scanHarnesses, type FoundHarness } from "./scan.js";
 export { readState, statePath, type SyncState } from "./state.js";
+export { describeTarget, entryIdentity, findDuplicates, serverIdentity, type Duplicate, type NameClash } from "./identity.js";

@@ -30,7 +30,7 @@ const ROWS: HarnessAdapter[] = [
   },
   {
     type: "claude", label: "Claude Code", format: "json", layout: "map", section: ["mcpServers"],
-    defaultPath: (h) => join(h, ".claude.json"), codec: mcpServers, keepsComments: true,
+    defaultPath: (h) => join(h, ".claude.json"), codec: mcpServers, keepsComments: true, markers: (h) => [join(h, ".claude")],
   },
   {
     type: "claude-desktop", label: "Claude Desktop", format: "json", layout: "map", section: ["mcpServers"],

@@ -1,5 +1,6 @@
 // Discovery of harness files for `mcphub init --from-agents` and `mcphub agents`: which default
 // harness paths exist under the home directory, and the MCP servers each already declares.
+import { dirname, resolve } from "node:path";
 import { openDocument } from "./documents.js";
 import { exists, readIfExists } from "./files.js";
 import { allAdapters } from "./registry.js";
@@ -50,8 +51,15 @@ export async function scanHarnesses(home: string): Promise<FoundHarness[]> {
   return found;
 }
 
-/** Whether a harness looks installed: its file or the folder holding it exists. */
+/**
+ * Whether a harness looks installed: its file exists, or the folder holding it (unless that is the
+ * home folder itself, which always exists), or one of its markers.
+ */
 export async function harnessInstalled(adapter: HarnessAdapter, home: string): Promise<boolean> {
   const p = adapter.defaultPath(home);
-  return (await exists(p)) || (await exists(p.slice(0, p.lastIndexOf("/"))));
+  if (await exists(p)) return true;
+  const dir = dirname(p);
+  if (resolve(dir) !== resolve(home) && (await exists(dir))) return true;
+  for (const m of adapter.markers?.(home) ?? []) if (await exists(m)) return true;
+  return false;
 }

@@ -7,13 +7,14 @@ import { isAbsolute, resolve, dirname } from "node:path";
 import { expandHome } from "../config/paths.js";
 import type { AgentConfig, AgentType, Config } from "../config/schema.js";
 import { sameEntry } from "./codecs.js";
+import { findDuplicates, type Duplicate, type NameClash } from "./identity.js";
 import { GATEWAY_ENTRY, PENDING_TOKEN, desiredEntries, type SelfCommand } from "./desired.js";
 import { openDocument } from "./documents.js";
 import { backupFile, readIfExists, writeAtomic } from "./files.js";
 import { adapterFor } from "./registry.js";
 import { ownedNames, readState, writeState, type PlanRecord, type SyncState } from "./state.js";
 import { canonicalJson } from "../util/canonical-json.js";
-import type { HarnessAdapter, NeutralEntry } from "./types.js";
+import type { HarnessAdapter, NeutralEntry, RawValue } from "./types.js";
 
 export type SyncActionKind = "add" | "update" | "remove" | "unchanged";
 
@@ -33,6 +34,15 @@ export interface SyncPlan {
   actions: SyncAction[];
   /** Servers a direct-mode agent cannot receive, with the reason. */
   skipped: { name: string; reason: string }[];
+  /**
+   * Entries of a gateway agent's file that the gateway serves too (same command, args, url and
+   * env names): the model would see their tools twice. `withOffload` turns them into removals.
+   */
+  duplicates: Duplicate[];
+  /** Entries that only share a name with a configured server: different servers, kept. */
+  clashes: NameClash[];
+  /** Things worth saying about this plan (e.g. a token that cannot be reused). */
+  notes: string[];
   /** Entries to write (internal: carries secrets such as tokens; never print it). */
   readonly desired: NeutralEntry[];
   /** The file's text when planned (undefined: it did not exist), to detect a concurrent edit. */
@@ -53,6 +63,8 @@ export interface SyncContext {
    * absent, so the next --write creates a fresh one instead of re-writing a dead token.
    */
   tokenValid?: (token: string, agent: string) => Promise<boolean>;
+  /** Ids of the agent's live daemon tokens, to say when one exists that sync cannot reuse. */
+  liveTokenIds?: (agent: string) => Promise<string[]>;
 }
 
 /** A user-facing sync failure (unknown agent, unreadable file, unknown plan...). */
@@ -107,15 +119,15 @@ export async function planSync(config: Config, agentName: string, ctx: SyncConte
   const path = agentFilePath(agentName, agent, ctx);
   const state = await readState(ctx.dataDir);
   const { original, doc } = await readDocument(adapter, path);
-  let token = config.listen !== undefined ? state.tokens[agentName] : undefined;
-  if (token !== undefined && ctx.tokenValid && !(await ctx.tokenValid(token, agentName))) token = undefined;
+  const present = doc.entries();
+  const notes: string[] = [];
+  const token = config.listen !== undefined ? await reusableToken(agentName, state.tokens[agentName], present.get(GATEWAY_ENTRY), adapter, ctx, notes) : undefined;
   const { entries: desired, skipped } = desiredEntries(config, agentName, agent, {
     configPath: ctx.configPath,
     home: ctx.home,
     self: ctx.self,
     ...(token !== undefined ? { token } : {}),
   });
-  const present = doc.entries();
   const owned = ownedNames(state, agentName, path);
   const actions: SyncAction[] = [];
   const wanted = new Set(desired.map((d) => d.name));
@@ -129,6 +141,8 @@ export async function planSync(config: Config, agentName: string, ctx: SyncConte
   for (const name of present.keys()) {
     if (owned.has(name) && !wanted.has(name)) actions.push({ action: "remove", name });
   }
+  const { duplicates, clashes } =
+    agent.mode === "gateway" ? findDuplicates(config, agent, decodedEntries(adapter, present), new Set([...wanted, ...owned])) : { duplicates: [], clashes: [] };
   return {
     agent: agentName,
     type: adapter.type,
@@ -137,10 +151,61 @@ export async function planSync(config: Config, agentName: string, ctx: SyncConte
     planId: newPlanId(agentName),
     actions,
     skipped,
+    duplicates,
+    clashes,
+    notes,
     desired,
     original,
     kind: "sync",
   };
+}
+
+/** The plan with its duplicates removed too, in the same write (one backup, one rollback). */
+export function withOffload(plan: SyncPlan): SyncPlan {
+  if (plan.duplicates.length === 0) return plan;
+  const removals: SyncAction[] = plan.duplicates.map((d) => ({ action: "remove", name: d.name, detail: servedAs(d) }));
+  return { ...plan, actions: [...plan.actions, ...removals], duplicates: [] };
+}
+
+function servedAs(d: Duplicate): string {
+  return d.server === d.name ? "served through the mcphub gateway" : `served through the mcphub gateway as ${d.server}`;
+}
+
+/** The file's entries as neutral entries (those the codec understands). */
+function* decodedEntries(adapter: HarnessAdapter, present: Map<string, RawValue>): Iterable<NeutralEntry> {
+  for (const [name, raw] of present) {
+    const e = adapter.codec.decode(name, raw);
+    if (e) yield e;
+  }
+}
+
+/**
+ * The agent's daemon token to write again: the one sync remembers, else the one already in the
+ * harness file's gateway entry (written by hand from `mcphub token create`, or by a sync whose
+ * bookkeeping was moved aside), provided it still authenticates as this agent. Undefined: a new
+ * one is created on --write; when the agent has live tokens sync cannot read back, a note says so.
+ */
+async function reusableToken(
+  agent: string,
+  remembered: string | undefined,
+  entry: RawValue | undefined,
+  adapter: HarnessAdapter,
+  ctx: SyncContext,
+  notes: string[],
+): Promise<string | undefined> {
+  const valid = async (t: string) => !ctx.tokenValid || (await ctx.tokenValid(t, agent));
+  if (remembered !== undefined && (await valid(remembered))) return remembered;
+  const written = entry !== undefined ? adapter.codec.decode(GATEWAY_ENTRY, entry) : undefined;
+  const auth = Object.entries(written?.headers ?? {}).find(([k]) => k.toLowerCase() === "authorization")?.[1];
+  const bearer = /^Bearer\s+(\S+)$/i.exec(auth ?? "")?.[1];
+  if (bearer !== undefined && bearer !== remembered && (await valid(bearer))) return bearer;
+  const live = (await ctx.liveTokenIds?.(agent).catch(() => [])) ?? [];
+  if (live.length) {
+    notes.push(
+      `agent ${agent} has ${live.length === 1 ? "a live token" : `${live.length} live tokens`} (${live.join(", ")}) that sync cannot read back (only hashes are stored); --write creates another. Revoke an unused one with \`mcphub token revoke ${live[0]}\`.`,
+    );
+  }
+  return undefined;
 }
 
 /**
@@ -153,19 +218,15 @@ export async function planOffload(config: Config, agentName: string, ctx: SyncCo
   const path = agentFilePath(agentName, agent, ctx);
   const { original, doc } = await readDocument(adapter, path);
   const present = doc.entries();
-  const base = { agent: agentName, type: adapter.type, mode: agent.mode, path, planId: newPlanId(agentName), skipped: [], desired: [], original, kind: "offload" as const };
+  const base = { agent: agentName, type: adapter.type, mode: agent.mode, path, planId: newPlanId(agentName), skipped: [], duplicates: [], clashes: [], notes: [], desired: [], original, kind: "offload" as const };
   if (agent.mode !== "gateway") return { ...base, actions: [], note: "direct-mode agent: nothing to offload" };
   if (!present.has(GATEWAY_ENTRY)) {
     return { ...base, actions: [], note: `no "${GATEWAY_ENTRY}" entry yet; run \`mcphub sync ${agentName} --write\` first` };
   }
-  const allowed = agent.servers ? new Set(agent.servers) : undefined;
-  const actions: SyncAction[] = [];
-  for (const name of present.keys()) {
-    const server = config.servers[name];
-    if (name === GATEWAY_ENTRY || !server || !server.enabled || (allowed && !allowed.has(name))) continue;
-    actions.push({ action: "remove", name, detail: "served through the mcphub gateway" });
-  }
-  return { ...base, actions };
+  // By identity, never by name: an entry that only shares a name with a server is another server.
+  const { duplicates, clashes } = findDuplicates(config, agent, decodedEntries(adapter, present), new Set([GATEWAY_ENTRY]));
+  const actions: SyncAction[] = duplicates.map((d) => ({ action: "remove", name: d.name, detail: servedAs(d) }));
+  return { ...base, actions, clashes };
 }
 
 function usesPendingToken(e: NeutralEntry): boolean {
@@ -233,6 +294,8 @@ export async function writePlan(config: Config, plan: SyncPlan, ctx: SyncContext
     throw new SyncError(`${plan.path} changed while planning; run the sync again`);
   }
   let desired = plan.desired;
+  const reused = desired.find((e) => e.name === GATEWAY_ENTRY && e.url !== undefined)?.headers?.Authorization?.replace(/^Bearer\s+/, "");
+  if (config.listen !== undefined && reused !== undefined && !reused.includes(PENDING_TOKEN)) state.tokens[plan.agent] = reused;
   if (desired.some(usesPendingToken)) {
     if (!ctx.createToken) throw new SyncError("config sets listen, but no token store is available to create the agent's daemon token");
     const token = await ctx.createToken(plan.agent);
@@ -400,5 +463,8 @@ export function publicPlan(plan: SyncPlan) {
     planId: plan.planId,
     actions: plan.actions,
     ...(plan.skipped.length ? { skipped: plan.skipped } : {}),
+    ...(plan.duplicates.length ? { duplicates: plan.duplicates } : {}),
+    ...(plan.clashes.length ? { clashes: plan.clashes } : {}),
+    ...(plan.notes.length ? { notes: plan.notes } : {}),
   };
 }

@@ -48,4 +48,9 @@ export interface HarnessAdapter {
   codec: EntryCodec;
   /** Whether the format keeps comments on edit (for docs and the sync report). */
   keepsComments: boolean;
+  /**
+   * Other paths whose presence says the harness is installed, for harnesses whose file sits right
+   * in the home directory (the home folder existing says nothing): Claude Code's `~/.claude/`.
+   */
+  markers?(home: string): string[];
 }

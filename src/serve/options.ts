@@ -11,4 +11,6 @@ export interface ServeOptions {
   log: Logger;
   /** The config file: followed for hot reload, and named in the sign-in command a needs_auth server shows. */
   configPath?: string;
+  /** Every known harness's config file (from the CLI's harness registry): sandboxed servers never see them. */
+  harnessFiles?: readonly string[];
 }

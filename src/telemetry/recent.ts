@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { nthSmallest } from "./aggregate.js";
 import { dayFileName, telemetryDir } from "./files.js";
 import { scanFile, type ScannedRow } from "./scan.js";
+import { NOT_SENT_ERROR_CLASSES } from "./record.js";
 
 export const RECENT_WINDOW_MS = 60 * 60_000;
 export const BUCKET_MS = 60_000;
@@ -18,8 +19,11 @@ export const BUCKET_MS = 60_000;
 export const MAX_SAMPLES_PER_BUCKET = 2048;
 
 interface Bucket {
+  /** Calls that reached the server (refused ones are counted apart). */
   calls: number;
   errors: number;
+  /** Calls refused before they reached the server (bad arguments, guardrails). */
+  refused: number;
   /** Up to MAX_SAMPLES_PER_BUCKET durations (a uniform sample once there are more calls). */
   samples: number[];
 }
@@ -32,10 +36,13 @@ interface ServerTrack {
 
 /** One server's hour, as the page draws it. Series hold one value per minute, oldest first. */
 export interface RecentServerStats {
+  /** Calls that reached the server. */
   calls: number;
   errors: number;
-  /** errors / calls, 0 when there were no calls. */
+  /** errors / calls, 0 when there were no calls: the server's own failures only. */
   errorRate: number;
+  /** Calls refused before they reached the server (invalid arguments, guardrails): not its errors. */
+  refused: number;
   p50Ms?: number;
   p95Ms?: number;
   /** ms since the epoch of the newest call in the window. */
@@ -107,9 +114,10 @@ export class RecentCalls {
     for (const t of this.servers.values()) {
       merged.lastCall = Math.max(merged.lastCall, t.lastCall);
       for (const [m, b] of t.buckets) {
-        const into = merged.buckets.get(m) ?? { calls: 0, errors: 0, samples: [] };
+        const into = merged.buckets.get(m) ?? { calls: 0, errors: 0, refused: 0, samples: [] };
         into.calls += b.calls;
         into.errors += b.errors;
+        into.refused += b.refused;
         // Transient: at most servers x MAX_SAMPLES_PER_BUCKET values per minute.
         for (const d of b.samples) into.samples.push(d);
         merged.buckets.set(m, into);
@@ -185,15 +193,20 @@ export class RecentCalls {
     }
     let b = t.buckets.get(minute);
     if (!b) {
-      b = { calls: 0, errors: 0, samples: [] };
+      b = { calls: 0, errors: 0, refused: 0, samples: [] };
       t.buckets.set(minute, b);
+    }
+    if (row.ts > t.lastCall) t.lastCall = row.ts;
+    const agent = row.agent;
+    if (row.ts > (this.agents.get(agent) ?? 0)) this.agents.set(agent, row.ts);
+    // Never sent: neither the server's error nor its latency (a refusal takes 0 ms).
+    if (!row.ok && NOT_SENT_ERROR_CLASSES.has(row.error_class ?? "")) {
+      b.refused++;
+      return;
     }
     b.calls++;
     if (!row.ok) b.errors++;
     addSample(b, row.duration_ms, b.calls);
-    if (row.ts > t.lastCall) t.lastCall = row.ts;
-    const agent = row.agent;
-    if (row.ts > (this.agents.get(agent) ?? 0)) this.agents.set(agent, row.ts);
   }
 }
 
@@ -218,6 +231,7 @@ function summarize(t: ServerTrack | undefined, firstMinute: number, minutes: num
   const series: RecentServerStats["series"] = { calls: [], errors: [], p50: [], p95: [] };
   let calls = 0;
   let errors = 0;
+  let refused = 0;
   const all: number[] = [];
   for (let i = 0; i < minutes; i++) {
     const b = t?.buckets.get(firstMinute + i);
@@ -229,6 +243,7 @@ function summarize(t: ServerTrack | undefined, firstMinute: number, minutes: num
     if (b) {
       calls += b.calls;
       errors += b.errors;
+      refused += b.refused;
       for (const d of b.samples) all.push(d);
     }
   }
@@ -237,6 +252,7 @@ function summarize(t: ServerTrack | undefined, firstMinute: number, minutes: num
     calls,
     errors,
     errorRate: calls ? errors / calls : 0,
+    refused,
     ...(p ? { p50Ms: p[0], p95Ms: p[1] } : {}),
     ...(t && t.lastCall > 0 ? { lastCall: t.lastCall } : {}),
     series,

@@ -34,6 +34,23 @@ const VIAS: ReadonlySet<string> = new Set<CallVia>(["mount", "call_tool", "detac
  */
 export const ERROR_CLASS_RE = /^[a-z][a-z0-9_.-]{0,47}$/;
 
+/**
+ * Error classes of calls that never reached the server: arguments that failed its schema, and the
+ * guardrails' refusals (policy, pinned definitions, a confirmation that failed or was declined).
+ * They say nothing about the server's health, so per-server error rates leave them out.
+ */
+export const NOT_SENT_ERROR_CLASSES: ReadonlySet<string> = new Set([
+  "invalid_arguments",
+  "denied",
+  "effect_not_allowed",
+  "definition_changed",
+  "awaiting_approval",
+  "definitions_unreadable",
+  "confirmation_unavailable",
+  "confirmation_timeout",
+  "declined",
+]);
+
 export function normalizeErrorClass(cls: string | undefined, ok: boolean): string | undefined {
   if (ok && cls === undefined) return undefined;
   if (cls !== undefined && ERROR_CLASS_RE.test(cls)) return cls;

@@ -10,11 +10,12 @@ export interface Logger {
 const LEVELS = { info: 0, warn: 1, error: 2, off: 3 } as const;
 type Level = keyof typeof LEVELS;
 
-export function stderrLogger(env: NodeJS.ProcessEnv = process.env, prefix = "mcphub"): Logger {
+/** `stamp`: a daemon's lines carry the time (see util/log-time.ts); a stdio gateway's do not. */
+export function stderrLogger(env: NodeJS.ProcessEnv = process.env, prefix = "mcphub", stamp: (line: string) => string = (l) => l): Logger {
   const raw = (env.MCPHUB_LOG_LEVEL ?? "warn").toLowerCase();
   const min = LEVELS[(raw in LEVELS ? raw : "warn") as Level];
   const write = (level: Exclude<Level, "off">, msg: string) => {
-    if (LEVELS[level] >= min) process.stderr.write(`${prefix}: ${level}: ${msg}\n`);
+    if (LEVELS[level] >= min) process.stderr.write(`${stamp(`${prefix}: ${level}: ${msg}`)}\n`);
   };
   return {
     info: (m) => write("info", m),

@@ -24,6 +24,15 @@ export function parseDuration(text: string): number | undefined {
   return Math.round(total);
 }
 
+/**
+ * Why a look-back window ("the last 7d") cannot be used, or undefined: one reaching back before
+ * 1970 has no date to start from.
+ */
+export function lookBackProblem(ms: number, now = Date.now()): string | undefined {
+  if (ms <= now) return undefined;
+  return `reaches back before 1970 (the longest window today is ${Math.floor(now / 86_400_000)}d); give a shorter one such as 30d`;
+}
+
 /** Formats milliseconds back into the shortest readable duration ("1h30m", "250ms"). */
 export function formatDuration(ms: number): string {
   if (ms === 0) return "0s";

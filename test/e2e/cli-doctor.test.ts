@@ -1,13 +1,17 @@
 // `doctor --probe --json` performs a real MCP handshake: for server-everything it must report
-// handshake_ok and exactly the tool count a real SDK Client sees; for a command that does not
-// exist it must report the reason, and the command exits non-zero.
+// handshake_ok and exactly the tool count the gateway shows (server-everything lists more tools to
+// a client that declares sampling, elicitation and roots, as the gateway does: 17, not 13); for a
+// command that does not exist it must report the reason, and the command exits non-zero. The probe
+// fills the catalogue cache, so a gateway started afterwards answers from it without starting the
+// server.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import YAML from "yaml";
-import { ROOT, cliSandbox, type CliSandbox } from "../helpers/cli.js";
+import { readFileSync } from "node:fs";
+import { ROOT, cliCommand, cliSandbox, type CliSandbox } from "../helpers/cli.js";
 
 const EVERYTHING = join(ROOT, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
 
@@ -24,13 +28,26 @@ interface CheckJson {
 let sb: CliSandbox;
 let expectedTools: number;
 
-beforeAll(async () => {
+/** The tools of `server` as the gateway (`mcp serve`, expose: all) shows them. */
+async function gatewayTools(cfg: string, server: string, env: NodeJS.ProcessEnv): Promise<{ tools: number; listServers: { name: string; state: string; catalog?: string; tools?: number }[] }> {
   const client = new Client({ name: "doctor-test", version: "0" });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, "stdio"], stderr: "ignore" }));
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [...cliCommand(), "--config", cfg, "mcp", "serve"], env: env as Record<string, string>, stderr: "ignore" }));
   try {
-    expectedTools = (await client.listTools()).tools.length;
+    const list = (await client.callTool({ name: "mcphub_list_servers", arguments: {} })) as { structuredContent?: { servers: { name: string; state: string; catalog?: string; tools?: number }[] } };
+    const names = (await client.listTools()).tools.map((t) => t.name).filter((n) => n.startsWith(`${server}__`));
+    return { tools: names.length, listServers: list.structuredContent?.servers ?? [] };
   } finally {
     await client.close();
+  }
+}
+
+beforeAll(async () => {
+  const probe = cliSandbox();
+  writeFileSync(probe.config, YAML.stringify({ expose: "all", servers: { everything: { command: process.execPath, args: [EVERYTHING, "stdio"], start: "eager" } } }));
+  try {
+    expectedTools = (await gatewayTools(probe.config, "everything", probe.env)).tools;
+  } finally {
+    probe.cleanup();
   }
   sb = cliSandbox();
   writeFileSync(
@@ -69,7 +86,18 @@ describe("doctor --probe", () => {
     const r = await sb.run(["doctor", "--probe", "--server", "everything", "--json"]);
     expect(r.code).toBe(0);
     const checks = JSON.parse(r.stdout) as CheckJson[];
-    expect(checks.map((c) => c.name)).toEqual(["config", "server:everything", "definitions", "vault", "probe:everything"]);
-    expect(checks.find((c) => c.name === "probe:everything")).toMatchObject({ handshake_ok: true, tool_count: expectedTools });
+    expect(checks.map((c) => c.name)).toEqual(["config", "server:everything", "sandbox:everything", "definitions", "vault", "probe:everything"]);
+    expect(checks.find((c) => c.name === "probe:everything")).toMatchObject({ handshake_ok: true, tool_count: expectedTools, detail: expect.stringContaining("; catalogue cached") });
+  });
+
+  it("the gateway shows the tool count the probe reported, and answers from the cache the probe filled", async () => {
+    expect(expectedTools).toBeGreaterThan(13); // the sampling/elicitation/roots tools are there
+    const cached = JSON.parse(readFileSync(join(sb.dataDir, "catalog", "everything.json"), "utf8")) as { tools: unknown[] };
+    expect(cached.tools).toHaveLength(expectedTools);
+    writeFileSync(sb.config, YAML.stringify({ expose: "all", servers: { everything: { command: process.execPath, args: [EVERYTHING, "stdio"] } } }));
+    const seen = await gatewayTools(sb.config, "everything", sb.env);
+    expect(seen.tools).toBe(expectedTools);
+    // start: auto with a cache: listed from it, not started.
+    expect(seen.listServers.find((s) => s.name === "everything")).toMatchObject({ state: "idle", catalog: "cached" });
   });
 });

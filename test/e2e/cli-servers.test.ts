@@ -80,6 +80,10 @@ describe("remove, enable, disable, use, pin, unpin", () => {
     expect(d.agents.claude?.servers).toEqual(["memory"]);
     expect(d.agents.claude?.pin).toEqual([]);
     expect(d.pin).toEqual(["memory__read_graph"]);
+    // Removing the last server empties the config: running gateways hold that until confirmed.
+    const last = await sb.run(["remove", "memory"]);
+    expect(last.code).toBe(0);
+    expect(last.stdout).toMatch(/This edit would remove every server \(memory\), so running gateways \(mcp serve, up\) hold it until it is confirmed: send them SIGHUP/);
   });
 
   it("enable / disable / use --only switch servers", async () => {

@@ -32,8 +32,9 @@ interface PlanJson {
 }
 
 describe("init --from-agents", () => {
-  it("imports the union of servers (first declaration wins) and wires the harnesses in gateway mode", async () => {
-    // local-agent is scanned first: its "notes" wins over everyone else's.
+  it("imports every server once: the same server declared twice is merged, a different one under a taken name is renamed", async () => {
+    // local-agent is scanned first: its "notes" keeps the name; the other harnesses' "notes" run
+    // something else (another command, other env names), so each is kept under a new name.
     place("local-agent.yaml", ".config/local-agent/config.yaml");
     place("cursor.json", ".cursor/mcp.json");
     place("gemini.json", ".gemini/settings.json");
@@ -43,13 +44,18 @@ describe("init --from-agents", () => {
     const r = await sb.run(["init", "--from-agents"]);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain("Imported 3 servers across 4 agents");
+    expect(r.stdout).toContain("Imported 5 servers across 4 agents");
+    expect(r.stdout).toContain("cursor's notes runs notes-mcp serve, not what local-agent's notes runs (/usr/local/bin/notes-mcp serve); imported as notes-cursor");
+    // claude's and gemini's notes are the same server (notes-mcp serve, no env): imported once.
+    expect(r.stdout).toContain("gemini's notes is the same server as notes-claude (from claude); imported once, as notes-claude");
     const cfg = YAML.parse(readFileSync(sb.config, "utf8")) as {
       servers: Record<string, unknown>;
       agents: Record<string, { type: string; path: string; mode: string }>;
     };
     expect(cfg.servers).toEqual({
       notes: { command: "/usr/local/bin/notes-mcp", args: ["serve"], env: { NOTES_DIR: "/tmp/notes" } },
+      "notes-claude": { command: "notes-mcp", args: ["serve"] },
+      "notes-cursor": { command: "notes-mcp", args: ["serve"], env: { NOTES_DIR: "/tmp/notes" } },
       docs: { url: "https://docs.example.com/mcp" },
       search: { url: "https://search.example.com/mcp" },
     });
@@ -120,27 +126,64 @@ describe("sync", () => {
     expect(existsSync(path)).toBe(false);
   });
 
-  it("offload removes entries the gateway already serves; status reports sync state", async () => {
+  it("offload removes entries the gateway serves identically, never by name alone; status reports sync state", async () => {
     const path = place("cursor.json", ".cursor/mcp.json");
-    writeFileSync(sb.config, YAML.stringify({ servers: { notes: { command: "notes-mcp", args: ["serve"] } }, agents: { cursor: { type: "cursor" } } }));
+    // notes is the same server as cursor's (command, args, env names); docs only shares a name.
+    writeFileSync(
+      sb.config,
+      YAML.stringify({
+        servers: { notes: { command: "notes-mcp", args: ["serve"], env: { NOTES_DIR: "/srv/other" } }, docs: { url: "https://other.example.com/mcp" } },
+        agents: { cursor: { type: "cursor" } },
+      }),
+    );
     const early = await sb.run(["offload", "--json"]);
     expect((JSON.parse(early.stdout) as { note?: string }[])[0]?.note).toMatch(/no "mcphub" entry yet/);
 
-    const st1 = JSON.parse((await sb.run(["status", "--json"])).stdout) as { agents: { agent: string; state: string }[]; unused_enabled: string[] };
-    expect(st1.agents).toEqual([expect.objectContaining({ agent: "cursor", state: "1 pending" })]);
-    expect(st1.unused_enabled).toEqual(["notes"]);
+    const st1 = JSON.parse((await sb.run(["status", "--json"])).stdout) as {
+      agents: { agent: string; state: string; duplicates?: { name: string; server: string }[] }[];
+      unused_enabled: string[];
+    };
+    expect(st1.agents).toEqual([expect.objectContaining({ agent: "cursor", state: "1 pending, 1 duplicate", duplicates: [{ name: "notes", server: "notes" }] })]);
+    expect(st1.unused_enabled).toEqual(["docs", "notes"]);
 
     await sb.run(["sync", "--write"]);
     const st2 = JSON.parse((await sb.run(["status", "--json"])).stdout) as { agents: { state: string }[] };
-    expect(st2.agents[0]?.state).toBe("in sync");
+    expect(st2.agents[0]?.state).toBe("in sync, 1 duplicate");
+    const doctor = await sb.run(["doctor", "--json"]);
+    const agentCheck = (JSON.parse(doctor.stdout) as { name: string; ok: boolean; detail: string }[]).find((c) => c.name === "agent:cursor");
+    expect(agentCheck).toMatchObject({ ok: false, detail: expect.stringContaining("notes is also served by the gateway, so the model sees its tools twice") });
 
-    const off = JSON.parse((await sb.run(["offload", "--write", "--json"])).stdout) as PlanJson[];
-    expect(off[0]?.actions).toEqual([{ action: "remove", name: "notes", detail: "served through the mcphub gateway" }]);
+    const off = await sb.run(["offload", "--write"]);
+    expect(off.stdout).toContain("- remove    notes");
+    expect(off.stdout).toContain("kept      docs: not the gateway's docs (this one runs https://docs.example.com/mcp; the gateway's runs https://other.example.com/mcp)");
     const left = Object.keys((JSON.parse(readFileSync(path, "utf8")) as { mcpServers: object }).mcpServers);
     expect(left).toEqual(["docs", "mcphub"]);
-    await sb.run(["sync", "--rollback", off[0]?.planId as string]);
+    const planId = /plan: (plan_\S+)/.exec(off.stdout)?.[1] as string;
+    await sb.run(["sync", "--rollback", planId]);
     expect(Object.keys((JSON.parse(readFileSync(path, "utf8")) as { mcpServers: object }).mcpServers)).toEqual(["notes", "docs", "mcphub"]);
-  });
+  }, 180_000);
+
+  it("sync --write --yes removes the duplicates in the same write: one backup, one byte-exact rollback", async () => {
+    const path = place("cursor.json", ".cursor/mcp.json");
+    const original = readFileSync(path);
+    writeFileSync(sb.config, YAML.stringify({ servers: { mynotes: { command: "notes-mcp", args: ["serve"], env: { NOTES_DIR: "/x" } } }, agents: { cursor: { type: "cursor" } } }));
+    const noYes = await sb.run(["sync", "--yes"]);
+    expect(noYes.code).not.toBe(0);
+    expect(noYes.stderr).toContain("--yes applies only with --write");
+    const dry = await sb.run(["sync"]);
+    expect(dry.stdout).toContain("! duplicate notes: the gateway serves it too (as mynotes), so the model would see its tools twice");
+    expect(dry.stdout).toContain("Remove it with `mcphub sync --write --yes`");
+    const w = JSON.parse((await sb.run(["sync", "--write", "--yes", "--json"])).stdout) as PlanJson[];
+    expect(w[0]?.actions).toEqual([
+      { action: "add", name: "mcphub", detail: expect.any(String) },
+      { action: "remove", name: "notes", detail: "served through the mcphub gateway as mynotes" },
+    ]);
+    expect(Object.keys((JSON.parse(readFileSync(path, "utf8")) as { mcpServers: object }).mcpServers)).toEqual(["docs", "mcphub"]);
+    expect(readFileSync(w[0]?.backup as string)).toEqual(original);
+    const rb = await sb.run(["sync", "--rollback", w[0]?.planId as string]);
+    expect(rb.code, rb.stderr).toBe(0);
+    expect(readFileSync(path)).toEqual(original);
+  }, 180_000);
 
   it("refuses to write anything when any agent's file is unreadable", async () => {
     const bad = place("claude.json", ".claude.json", () => "{ not json");

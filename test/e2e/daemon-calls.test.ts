@@ -5,7 +5,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { detachedRefusal, MAX_DETACHED_IN_FLIGHT, MAX_DETACHED_TOTAL } from "../../src/gateway/call/index.js";
+import { DEFAULT_DETACHED } from "../../src/config/schema.js";
+import { detachedRefusal } from "../../src/gateway/call/index.js";
+import { createTokens } from "../helpers/daemon.js";
 import { doc, FIXTURES, runMcphub, startGateway, tempHome, text, waitReady, type TempHome } from "../helpers/gateway.js";
 import { httpClient, startDaemon, until } from "../helpers/mcp-daemon.js";
 
@@ -18,36 +20,60 @@ beforeAll(() => {
 afterAll(() => home.cleanup());
 
 describe("detached calls are fair between agents", () => {
-  it("admits per agent, then up to the gateway's total", () => {
-    const running = (agents: number) => Array.from({ length: agents * MAX_DETACHED_IN_FLIGHT }, (_, i) => `agent${Math.floor(i / MAX_DETACHED_IN_FLIGHT)}`);
-    expect(detachedRefusal(running(1), "agent0")).toMatch(/\(8 of 8\) for this agent/);
-    expect(detachedRefusal(running(1), "agent1")).toBeUndefined();
-    expect(detachedRefusal(running(MAX_DETACHED_TOTAL / MAX_DETACHED_IN_FLIGHT), "late")).toMatch(/gateway has too many detached calls in flight \(32 of 32, across all agents\)/);
+  const limits = { ...DEFAULT_DETACHED };
+  const running = (agents: number, each: number) => Array.from({ length: agents * each }, (_, i) => `agent${Math.floor(i / each)}`);
+
+  it("admits per agent, each agent's reserved share always, and the rest from the shared pool", () => {
+    expect(detachedRefusal(running(1, 8), "agent0", limits)).toMatch(/\(8 of 8\) for this agent/);
+    expect(detachedRefusal(running(1, 8), "agent1", limits)).toBeUndefined();
+    // 4 agents × 8 fill the shared pool (4 × 6 beyond their 2 reserved): a fifth still gets 2.
+    const full = running(4, 8);
+    expect(detachedRefusal(full, "late", limits)).toBeUndefined();
+    expect(detachedRefusal([...full, "late"], "late", limits)).toBeUndefined();
+    expect(detachedRefusal([...full, "late", "late"], "late", limits)).toBe(
+      "too many detached calls in flight: this agent has 2 (each agent is guaranteed 2), and the 24 shared slots for calls beyond that are all in use; poll the existing callIds or wait for one to finish",
+    );
+    // However many agents hold hung calls, a new one is never refused its reserved share.
+    expect(detachedRefusal(running(50, 8), "agent-new", limits)).toBeUndefined();
   });
 
-  it("one agent at its limit does not stop another agent's detached call (daemon)", async () => {
-    const cfg = home.writeConfig({ servers: { slow: SLOW }, agents: { busy: {}, other: {} } }, "fair.yaml");
-    const tokens: Record<string, string> = {};
-    for (const agent of ["busy", "other"]) {
-      const r = await runMcphub(home, ["--config", cfg, "token", "create", agent]);
-      tokens[agent] = r.stdout.trim();
-    }
+  it("4 agents with 8 hung detached calls each; a fifth agent's detached calls still run and complete (daemon)", async () => {
+    const agents = ["a1", "a2", "a3", "a4", "fifth"];
+    const cfg = home.writeConfig({ servers: { slow: { ...SLOW, start: "eager" } }, agents: Object.fromEntries(agents.map((a) => [a, {}])) }, "fair.yaml");
+    const tokens = await createTokens(home, cfg, agents);
     const daemon = await startDaemon(home, cfg);
-    const busy = await httpClient(daemon.url, tokens.busy);
-    const other = await httpClient(daemon.url, tokens.other);
+    const clients = await Promise.all(agents.map((a) => httpClient(daemon.url, tokens[a])));
+    const [fifth] = clients.slice(4) as [Awaited<ReturnType<typeof httpClient>>];
     try {
-      await waitReady(busy, ["slow"]);
-      const detach = (c: typeof busy) => c.call("mcphub_call_tool", { tool: "slow__silent", arguments: { ms: 600_000 }, detach: true });
-      for (let i = 0; i < MAX_DETACHED_IN_FLIGHT; i++) expect(doc(await detach(busy)).status).toBe("accepted");
-      const ninth = await detach(busy);
-      expect(ninth.isError).toBe(true);
-      expect(text(ninth)).toMatch(/too many detached calls in flight \(8 of 8\) for this agent/);
-      const theirs = await detach(other);
-      expect(theirs.isError).toBeFalsy();
-      expect(doc(theirs).status).toBe("accepted");
+      await waitReady(fifth, ["slow"]);
+      const detach = (c: typeof fifth, ms: number) => c.call("mcphub_call_tool", { tool: "slow__silent", arguments: { ms }, detach: true });
+      for (const c of clients.slice(0, 4)) {
+        for (let i = 0; i < DEFAULT_DETACHED.per_agent; i++) expect(doc(await detach(c, 600_000)).status).toBe("accepted");
+        const ninth = await detach(c, 600_000);
+        expect(text(ninth)).toMatch(/too many detached calls in flight \(8 of 8\) for this agent/);
+      }
+      // 32 hung calls: the fifth agent's calls are admitted and finish, round after round. Each
+      // runs 3 s, so both are still running when the third is offered.
+      for (let round = 0; round < 2; round++) {
+        const ids: string[] = [];
+        for (let i = 0; i < DEFAULT_DETACHED.reserved; i++) {
+          const accepted = await detach(fifth, 3000);
+          expect(accepted.isError, text(accepted)).toBeFalsy();
+          ids.push(String(doc(accepted).callId));
+        }
+        // Past its reserved share the shared pool is full: refused with the rule in one line.
+        const extra = await detach(fifth, 3000);
+        expect(text(extra)).toMatch(/this agent has 2 \(each agent is guaranteed 2\), and the 24 shared slots for calls beyond that are all in use/);
+        for (const id of ids) {
+          const done = await until(async () => {
+            const r = await fifth.call("mcphub_poll_result", { callId: id });
+            return text(r).includes("slept 3000") ? r : undefined;
+          }, `detached call ${id} to finish`);
+          expect(text(done)).toBe("slept 3000");
+        }
+      }
     } finally {
-      await busy.close();
-      await other.close();
+      await Promise.all(clients.map((c) => c.close()));
       await daemon.stop();
     }
   });

@@ -178,6 +178,8 @@ describe("OAuth-protected downstreams, end to end", () => {
     expect(text(await call(gw, "secure__whoami"))).toBe("alice@example.com (mcp:read openid)");
     expect(fixture.counts.refreshGrants).toBe(before + 1);
     expect((await servers(gw)).get("secure")?.state).toBe("ready");
+    // The refreshed token is masked when a server quotes it.
+    expect(text(await call(gw, "secure__leak_token"))).toBe("token rejected: Bearer [redacted] ([redacted])");
     sampleArgv();
   });
 

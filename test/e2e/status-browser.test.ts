@@ -11,7 +11,10 @@ import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDaemon, type Daemon } from "../helpers/daemon.js";
 import { ROOT, runMcphub, tempHome, type TempHome } from "../helpers/gateway.js";
+import { sandboxUnavailable } from "../helpers/sandbox.js";
 import { gateFile, NOTES_KEY, statusConfig } from "../helpers/status.js";
+
+const sandboxed = (await sandboxUnavailable()) === undefined;
 
 const CHROMIUM = process.env.MCPHUB_CHROMIUM ?? "/usr/bin/chromium";
 const OUT = join(ROOT, "test-output");
@@ -36,7 +39,7 @@ if (!existsSync(CHROMIUM)) {
 
     beforeAll(async () => {
       home = tempHome();
-      cfg = home.writeConfig(statusConfig(home, { broken: true }));
+      cfg = home.writeConfig(statusConfig(home, { broken: true, sandboxed }));
       const r = await runMcphub(home, ["--config", cfg, "token", "create", "claude", "--json"]);
       token = String((JSON.parse(r.stdout) as { token: string }).token);
       daemon = await startDaemon(home, cfg);
@@ -75,6 +78,14 @@ if (!existsSync(CHROMIUM)) {
       expect(await row("broken").locator(".err").textContent()).toContain("process exited with code 1");
       expect(["failed", "starting"]).toContain(await row("broken").locator(".badge").textContent());
       expect(Number(await row("everything").locator("td.num").textContent())).toBeGreaterThan(5);
+      // Each stdio server says how it is confined; the details are on hover.
+      expect(await row("everything").locator("[data-sandbox]").textContent()).toBe("not sandboxed");
+      if (sandboxed) {
+        await row("boxed").and(page.locator('[data-state="ready"]')).waitFor();
+        const line = row("boxed").locator("[data-sandbox]");
+        expect(await line.textContent()).toBe("sandboxed · network none · writes nothing");
+        expect(await line.getAttribute("title")).toMatch(/^bubblewrap \d[^\n]*\nnetwork: none\nwrite: nothing\nread: nothing/);
+      }
       // Two tables with column headers, and every button named for what it does to which server.
       await expect.poll(() => page.getByRole("table").count()).toBe(2);
       expect(await page.getByRole("button", { name: "Disable memory" }).count()).toBe(1);
@@ -87,7 +98,7 @@ if (!existsSync(CHROMIUM)) {
       await client.callTool({ name: "mcphub_call_tool", arguments: { tool: "everything__echo", arguments: { wrong: 1 } } });
       await client.callTool({ name: "memory__read_graph", arguments: {} });
       // The periodic push (every 5 s) brings the telemetry in; nothing reloads.
-      await expect.poll(() => row("everything").locator("td").nth(3).locator(".muted").textContent(), { timeout: 30_000 }).toMatch(/^13 calls · 7\.7% errors · last call/);
+      await expect.poll(() => row("everything").locator("td").nth(3).locator(".muted").textContent(), { timeout: 30_000 }).toMatch(/^12 calls · 0% errors · 1 refused before reaching the server · last call/);
       expect(await row("everything").locator("svg.chart rect.b").count()).toBeGreaterThan(0);
       expect(await row("everything").locator("svg.chart polyline.p50, svg.chart circle.p50").count()).toBe(1);
       await expect.poll(() => page.locator('tr[data-agent="claude"] td').nth(2).textContent()).toBe("1"); // sessions

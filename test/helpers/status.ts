@@ -10,7 +10,7 @@ export function gateFile(home: TempHome): string {
   return join(home.dir, "gate");
 }
 
-export function statusConfig(home: TempHome, opts: { broken?: boolean } = {}): string {
+export function statusConfig(home: TempHome, opts: { broken?: boolean; sandboxed?: boolean } = {}): string {
   return `# status page test config: these comments must survive a disable from the page
 servers:
   # the reference server
@@ -33,6 +33,17 @@ ${
     args: [${join(FIXTURES, "gated.mjs")}]
     env:
       NOTES_API_KEY: ${NOTES_KEY}
+`
+    : ""
+}${
+  opts.sandboxed
+    ? `  boxed:
+    command: ${process.execPath}
+    args: [${MEMORY}]
+    env:
+      MEMORY_FILE_PATH: /tmp/memory.jsonl
+    sandbox:
+      network: none
 `
     : ""
 }agents:

@@ -2,12 +2,12 @@
 // error line, the sync context, list rendering and small argument parsers. No business logic.
 import { stripVTControlCharacters } from "node:util";
 import type { Command } from "commander";
-import { ConfigError, dataDir, homeDir, loadConfig, type Config, type LoadedConfig } from "../../config/index.js";
+import { ConfigError, dataDir, emptiesConfig, homeDir, loadConfig, type Config, type LoadedConfig } from "../../config/index.js";
 import { planSync, selfCommand, type SyncContext } from "../../harness/index.js";
 import { harnessHome } from "../../harness/scan.js";
-import { parseDuration } from "../../util/units.js";
+import { lookBackProblem, parseDuration } from "../../util/units.js";
 import { CliError } from "../context.js";
-import { agentTokenValid, createAgentToken } from "./tokens-bridge.js";
+import { agentTokenValid, createAgentToken, liveTokenIds } from "./tokens-bridge.js";
 
 export interface Globals {
   config?: string;
@@ -63,6 +63,7 @@ export function syncContext(loaded: LoadedConfig, env: NodeJS.ProcessEnv = proce
     self: selfCommand(env),
     createToken: (agent) => createAgentToken(data, agent),
     tokenValid: (token, agent) => agentTokenValid(data, token, agent),
+    liveTokenIds: (agent) => liveTokenIds(data, agent),
   };
 }
 
@@ -78,6 +79,12 @@ export async function nextSteps(loaded: LoadedConfig, env: NodeJS.ProcessEnv = p
     config = (await loadConfig({ configPath: loaded.path, env })).config;
   } catch {
     return live;
+  }
+  // A running gateway holds an edit that empties its config until it is confirmed (a truncated
+  // save looks the same): say how to confirm it instead of promising it is picked up.
+  const emptied = emptiesConfig(config, loaded.config);
+  if (emptied !== undefined) {
+    return `This edit ${emptied}, so running gateways (mcp serve, up) hold it until it is confirmed: send them SIGHUP (or save the file again).`;
   }
   const ctx = syncContext({ ...loaded, config }, env);
   const stale: string[] = [];
@@ -121,6 +128,8 @@ export function parseSince(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const ms = parseDuration(text);
   if (ms === undefined || ms <= 0) throw new CliError(`--since "${text}" is not a duration; use e.g. 90m, 24h or 7d`);
+  const problem = lookBackProblem(ms);
+  if (problem) throw new CliError(`--since "${text}" ${problem}`);
   return ms;
 }
 

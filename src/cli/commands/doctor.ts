@@ -5,11 +5,20 @@ import { connect } from "node:net";
 import type { Command } from "commander";
 import { type Config, type ServerConfig } from "../../config/index.js";
 import { probeServer } from "../../downstream/probe.js";
+import { connectionFingerprint } from "../../downstream/identity.js";
+import { CatalogCache } from "../../catalog/cache/store.js";
+import { makeListing } from "../../catalog/cache/listing.js";
 import { findCommand } from "../../downstream/spawn-plan.js";
+import { resolveChildCwd } from "../../downstream/child-env.js";
+import { isSandboxed } from "../../config/sandbox.js";
+import { expandHome } from "../../config/paths.js";
+import { describeSandbox, SandboxError, summaryLine } from "../../sandbox/index.js";
+import { harnessFiles } from "../harness-files.js";
 import { probeEmbeddings } from "../../catalog/embeddings/probe.js";
 import { formatBytes } from "../../util/units.js";
 import { pendingApprovals } from "../../guard/index.js";
 import { planSync } from "../../harness/index.js";
+import { findDaemon, healthProblem, reachableBase } from "../../service/index.js";
 import { openKeyring } from "../../vault/keys.js";
 import { VaultSecretResolver } from "../../vault/resolver.js";
 import { CliError, colors, printJson, type CliIO } from "../context.js";
@@ -65,6 +74,41 @@ async function serverCheck(name: string, s: ServerConfig): Promise<Check> {
     : { name: `server:${name}`, ok: false, detail: `command "${s.command}" not found on PATH` };
 }
 
+/** What sandboxes hide besides the built-in list: every known harness's config and the agents' files. */
+function sandboxProtect(config: Config, home: string): string[] {
+  return [...harnessFiles(process.env), ...Object.values(config.agents).flatMap((a) => (a.path !== undefined ? [expandHome(a.path, home)] : []))];
+}
+
+/**
+ * How a stdio server would be confined, checked for real (bubblewrap's trial sandbox, every path
+ * it lists): the summary, or the cause and fix that would fail its start. Off is said plainly.
+ */
+async function sandboxCheck(name: string, s: ServerConfig, config: Config, home: string): Promise<Check | undefined> {
+  if (s.url !== undefined) return undefined;
+  const check = `sandbox:${name}`;
+  if (!isSandboxed(s.sandbox)) return { name: check, ok: true, detail: "off: it runs with your full rights (docs/sandbox.md)" };
+  const env = { ...(process.env as Record<string, string>), ...(s.env ?? {}) };
+  const cwd = resolveChildCwd(s.cwd);
+  try {
+    const summary = await describeSandbox({
+      server: name,
+      settings: s.sandbox,
+      command: s.command ?? "",
+      resolvedCommand: findCommand({ command: s.command ?? "", platform: process.platform, env, ...(cwd ? { cwd } : {}) }),
+      args: s.args ?? [],
+      env,
+      ownEnv: Object.keys(s.env ?? {}),
+      cwd,
+      protect: sandboxProtect(config, home),
+    });
+    const backend = `${summary.backend}${summary.version ? ` ${summary.version}` : ""}`;
+    return { name: check, ok: true, detail: `${backend}: ${summaryLine(summary)}`, ...(summary.notes.length ? { warning: summary.notes.join("; ") } : {}) };
+  } catch (err) {
+    if (err instanceof SandboxError) return { name: check, ok: false, detail: err.message };
+    throw err;
+  }
+}
+
 export function registerDoctor(program: Command, io: CliIO): void {
   program
     .command("doctor")
@@ -82,7 +126,19 @@ export function registerDoctor(program: Command, io: CliIO): void {
       const progress = !json && Boolean(process.stderr.isTTY);
       const checks: Check[] = [{ name: "config", ok: true, detail: `${tildify(loaded.path, ctx.home)} is valid` }];
       const servers = selectServers(config, opts.server);
+      if (opts.server === undefined && servers.length === 0) {
+        const n = Object.keys(config.servers).length;
+        checks.push({
+          name: "servers",
+          ok: false,
+          detail: `no server is enabled${n ? ` (${n} configured, all disabled; \`mcphub enable NAME\`)` : ""}: the gateway serves only its own management tools; add one with \`mcphub add NAME COMMAND [ARGS...]\``,
+        });
+      }
       for (const [name, s] of servers) checks.push(await serverCheck(name, s));
+      for (const [name, s] of servers) {
+        const c = await sandboxCheck(name, s, config, ctx.home);
+        if (c) checks.push(c);
+      }
 
       const data = dataDirOf();
       // Loaded here, not at the top: every operator command loads this module.
@@ -124,6 +180,8 @@ export function registerDoctor(program: Command, io: CliIO): void {
         });
       }
 
+      /** Daemon URLs harness entries point at (or will, after sync), and which agents use each. */
+      const daemonUsers = new Map<string, string[]>();
       if (opts.server === undefined) {
         for (const name of Object.keys(config.agents).sort()) {
           const agent = config.agents[name];
@@ -131,10 +189,16 @@ export function registerDoctor(program: Command, io: CliIO): void {
           try {
             const plan = await planSync(config, name, ctx);
             const pending = plan.actions.filter((a) => a.action !== "unchanged").length;
+            for (const e of plan.desired) if (e.url !== undefined) daemonUsers.set(e.url, [...(daemonUsers.get(e.url) ?? []), name]);
+            const dups = plan.duplicates;
             checks.push({
               name: `agent:${name}`,
-              ok: true,
-              detail: `${tildify(plan.path, ctx.home)}: ${plan.original === undefined ? "not created yet; " : ""}${pending ? `${pending} pending (run \`mcphub sync ${name} --write\`)` : "in sync"}`,
+              ok: dups.length === 0,
+              detail:
+                `${tildify(plan.path, ctx.home)}: ${plan.original === undefined ? "not created yet; " : ""}${pending ? `${pending} pending (run \`mcphub sync ${name} --write\`)` : "in sync"}` +
+                (dups.length
+                  ? `; ${dups.map((d) => (d.name === d.server ? d.name : `${d.name} (= ${d.server})`)).join(", ")} ${dups.length === 1 ? "is" : "are"} also served by the gateway, so the model sees ${dups.length === 1 ? "its" : "their"} tools twice: run \`mcphub offload ${name} --write\``
+                  : ""),
             });
           } catch (err) {
             checks.push({ name: `agent:${name}`, ok: false, detail: (err as Error).message.split("\n")[0] ?? "unreadable" });
@@ -142,16 +206,30 @@ export function registerDoctor(program: Command, io: CliIO): void {
         }
       }
 
+      if (opts.server === undefined) checks.push(...(await daemonChecks(data, loaded.path, daemonUsers)));
+
       if (opts.probe) {
         const secrets = new VaultSecretResolver({ dataDir: data, env: process.env });
         const auth = new OAuthManager({ dataDir: data, env: process.env, secrets, configPath: loaded.path });
+        const cache = new CatalogCache(data);
         for (const [name, s] of servers) {
           if (progress) process.stderr.write(`probing ${name}...\n`);
-          const r = await probeServer(name, s, { timeoutMs: PROBE_TIMEOUT_MS, secrets, auth, allServers: config.servers });
+          const r = await probeServer(name, s, { timeoutMs: PROBE_TIMEOUT_MS, secrets, auth, allServers: config.servers, sandboxProtect: [data, ...sandboxProtect(config, ctx.home)] });
+          // What the probe listed is what a gateway would: it fills the catalogue cache, so the next
+          // gateway answers discovery for this server at once without starting it.
+          let cached = "";
+          if (r.listing) {
+            try {
+              await cache.write(name, connectionFingerprint(s), makeListing({ ...r.listing, ...(r.serverVersion ? { serverVersion: r.serverVersion } : {}) }, "live", Date.now()));
+              cached = "; catalogue cached";
+            } catch (err) {
+              cached = `; the catalogue cache could not be written (${(err as Error).message.split("\n")[0]})`;
+            }
+          }
           checks.push({
             name: `probe:${name}`,
             ok: r.handshake_ok,
-            detail: r.handshake_ok ? `${r.tool_count ?? 0} tools in ${r.latency_ms}ms` : (r.error ?? "handshake failed"),
+            detail: r.handshake_ok ? `${r.tool_count ?? 0} tools in ${r.latency_ms}ms${cached}` : (r.error ?? "handshake failed"),
             handshake_ok: r.handshake_ok,
             ...(r.tool_count !== undefined ? { tool_count: r.tool_count } : {}),
             latency_ms: r.latency_ms,
@@ -205,6 +283,39 @@ function definitionChecks(dataDir: string, config: Config, only: string | undefi
     checks.push({ name: `definitions:${server}`, ok: false, detail: `${parts.join("; ")}; calls are refused until an operator reviews and runs \`${approve}\`` });
   }
   if (checks.length === 0) checks.push({ name: "definitions", ok: true, detail: "every recorded tool definition is approved" });
+  return checks;
+}
+
+/**
+ * Every daemon address a harness entry points at must answer, or that harness has no tools at all;
+ * a daemon recorded in the data directory is reported too (where it really listens).
+ */
+async function daemonChecks(dataDir: string, configPath: string, users: Map<string, string[]>): Promise<Check[]> {
+  const checks: Check[] = [];
+  const recorded = findDaemon(dataDir, configPath);
+  const recordedBase = recorded ? reachableBase(recorded) : undefined;
+  for (const [url, agents] of users) {
+    const base = url.replace(/\/mcp$/, "/");
+    const problem = await healthProblem(base);
+    const elsewhere = recorded && recordedBase !== base ? ` (a daemon for this config runs at ${recorded.url}, pid ${recorded.pid}: is \`listen:\` what it was started with?)` : "";
+    checks.push(
+      problem === undefined
+        ? { name: "daemon", ok: true, detail: `${url} answers (used by ${agents.join(", ")})` }
+        : {
+            name: "daemon",
+            ok: false,
+            detail: `${agents.join(", ")} point${agents.length === 1 ? "s" : ""} at ${url}, where no mcphub daemon answers (${problem})${elsewhere}; start it with \`mcphub up\`, or keep it running with \`mcphub service install\``,
+          },
+    );
+  }
+  if (recorded && users.size === 0) {
+    const problem = await healthProblem(recordedBase ?? "");
+    checks.push(
+      problem === undefined
+        ? { name: "daemon", ok: true, detail: `${recorded.url} answers (pid ${recorded.pid}; no harness entry points at it: set \`listen:\` and run \`mcphub sync --write\` to use it)` }
+        : { name: "daemon", ok: false, detail: `the daemon recorded at ${recorded.url} (pid ${recorded.pid}) does not answer (${problem})` },
+    );
+  }
   return checks;
 }
 

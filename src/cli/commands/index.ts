@@ -25,6 +25,7 @@ export const COMMAND_MODULES: CommandModule[] = [
   { names: ["auth"], load: async () => (await import("./auth.js")).registerAuth },
   { names: ["open"], load: async () => (await import("./open.js")).registerOpen },
   { names: ["approve"], load: async () => (await import("./approve.js")).registerApprove },
+  { names: ["service"], load: async () => (await import("./service.js")).registerService },
 ];
 
 /** Global options that take a value, so the command name can be found after them. */

@@ -1,12 +1,12 @@
 // `mcphub open`: the daemon's status page in a browser. Once agent tokens exist the page needs a
 // sign-in, so this prints (and opens) a one-time link that works once, for two minutes; without
 // tokens it is the plain loopback URL. The daemon must be running and share this data directory.
-import { get } from "node:http";
 import type { Command } from "commander";
 import { DEFAULT_LISTEN, loadConfig } from "../../config/index.js";
 import { createLoginSecret, LOGIN_LINK_TTL_MS, writeLaunchFile } from "../../serve/status/index.js";
 import { TokenStore } from "../../serve/tokens.js";
 import { daemonUrl } from "../../harness/desired.js";
+import { findDaemon, healthProblem, reachableBase } from "../../service/index.js";
 import { launch, pickOpener } from "../../util/browser.js";
 import { CliError, colors, printJson, type CliIO } from "../context.js";
 import { dataDirOf, example, globalsOf } from "./common.js";
@@ -20,17 +20,25 @@ export function registerOpen(program: Command, io: CliIO): void {
     .addHelpText("after", example(["mcphub open", "mcphub open --no-browser", "mcphub open --listen 127.0.0.1:9900"]))
     .action(async (opts: { listen?: string; browser: boolean }, cmd: Command) => {
       const g = globalsOf(cmd);
-      const listen = opts.listen ?? (await configuredListen(g.config)) ?? DEFAULT_LISTEN;
+      const dataDir = dataDirOf();
+      const configured = opts.listen === undefined ? await configuredListen(g.config) : undefined;
+      // --listen, else the daemon this data directory records (it knows the port it really got),
+      // else the configured address, else the default.
+      const recorded = opts.listen === undefined ? findDaemon(dataDir, configured?.path) : undefined;
+      const listen = opts.listen ?? configured?.listen ?? DEFAULT_LISTEN;
       let base: string;
       try {
-        base = daemonUrl(listen).replace(/\/mcp$/, "/");
+        base = recorded ? reachableBase(recorded) : daemonUrl(listen).replace(/\/mcp$/, "/");
       } catch {
         throw new CliError(`--listen "${listen}" is not HOST:PORT (e.g. 127.0.0.1:9820)`);
       }
       const problem = await healthProblem(base);
-      if (problem) throw new CliError(`no mcphub daemon answers at ${base} (${problem}); start one with \`mcphub up\`, or pass its address with --listen`);
+      if (problem) {
+        throw new CliError(
+          `no mcphub daemon answers at ${base} (${problem}); start one with \`mcphub up\` (or keep one running with \`mcphub service install\`), or pass its address with --listen`,
+        );
+      }
 
-      const dataDir = dataDirOf();
       const required = (await TokenStore.open(dataDir).authenticate(undefined)).required;
       let url = base;
       let expires: number | undefined;
@@ -59,9 +67,10 @@ export function registerOpen(program: Command, io: CliIO): void {
     });
 }
 
-async function configuredListen(configPath: string | undefined): Promise<string | undefined> {
+async function configuredListen(configPath: string | undefined): Promise<{ path: string; listen?: string } | undefined> {
   try {
-    return (await loadConfig({ ...(configPath ? { configPath } : {}) })).config.listen;
+    const loaded = await loadConfig({ ...(configPath ? { configPath } : {}) });
+    return { path: loaded.path, ...(loaded.config.listen ? { listen: loaded.config.listen } : {}) };
   } catch (err) {
     // Without a config file the default address applies; a broken one is worth saying.
     if (configPath !== undefined || !(err instanceof Error) || !/no config at/.test(err.message)) {
@@ -71,14 +80,3 @@ async function configuredListen(configPath: string | undefined): Promise<string 
   }
 }
 
-/** Undefined when `GET /healthz` answers 200 within two seconds, else why not. */
-function healthProblem(base: string): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    const req = get(`${base}healthz`, { timeout: 2000 }, (res) => {
-      res.resume();
-      resolve(res.statusCode === 200 ? undefined : `GET /healthz answered ${res.statusCode}`);
-    });
-    req.once("timeout", () => req.destroy(new Error("no answer within 2s")));
-    req.once("error", (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
-  });
-}

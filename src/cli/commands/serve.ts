@@ -2,7 +2,9 @@
 import type { Command } from "commander";
 import { dataDir, loadConfig, parseListen, DEFAULT_LISTEN } from "../../config/index.js";
 import { stderrLogger } from "../../util/log.js";
+import { timestamper } from "../../util/log-time.js";
 import { CliError, type CliIO } from "../context.js";
+import { harnessFiles } from "../harness-files.js";
 
 export function registerServe(program: Command, io: CliIO): void {
   const mcp = program
@@ -22,16 +24,17 @@ export function registerServe(program: Command, io: CliIO): void {
       const globals = cmd.optsWithGlobals<{ config?: string }>();
       const loaded = await loadConfig({ ...(globals.config ? { configPath: globals.config } : {}) });
       const env = process.env;
-      const log = stderrLogger(env);
       if (opts.listen !== undefined) {
+        const stamp = timestamper(env);
         const { serveHttp } = await import("../../serve/http/index.js");
-        await serveHttp({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, listen: listenOf(opts.listen), io, ...(opts.agent ? { agent: opts.agent } : {}) });
+        await serveHttp({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log: stderrLogger(env, "mcphub", stamp), harnessFiles: harnessFiles(env), listen: listenOf(opts.listen), io: stamped(io, stamp), ...(opts.agent ? { agent: opts.agent } : {}) });
         exitSoon();
         return;
       }
+      const log = stderrLogger(env);
       // Loaded on demand: `mcphub list` and friends should not pay for the gateway's imports.
       const { serveStdio } = await import("../../serve/stdio/index.js");
-      await serveStdio({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, ...(opts.agent ? { agent: opts.agent } : {}) });
+      await serveStdio({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, harnessFiles: harnessFiles(env), ...(opts.agent ? { agent: opts.agent } : {}) });
       exitSoon();
     });
 
@@ -39,15 +42,15 @@ export function registerServe(program: Command, io: CliIO): void {
     .command("up")
     .description("run the shared gateway daemon: streamable HTTP for many agents, one set of connections")
     .option("-l, --listen <host:port>", `address to listen on (default: config listen, else ${DEFAULT_LISTEN})`)
-    .addHelpText("after", "\nExamples:\n  mcphub up\n  mcphub up --listen 127.0.0.1:9900\n  mcphub token create claude   # then give the harness its bearer token")
+    .addHelpText("after", "\nExamples:\n  mcphub up\n  mcphub up --listen 127.0.0.1:9900\n  mcphub token create claude   # then give the harness its bearer token\n  mcphub service install       # keep it running across logins and reboots (systemd / launchd)")
     .action(async (opts: { listen?: string }, cmd: Command) => {
       const globals = cmd.optsWithGlobals<{ config?: string }>();
       const loaded = await loadConfig({ ...(globals.config ? { configPath: globals.config } : {}) });
       const env = process.env;
-      const log = stderrLogger(env);
+      const stamp = timestamper(env);
       const listen = listenOf(opts.listen ?? loaded.config.listen ?? DEFAULT_LISTEN);
       const { serveHttp } = await import("../../serve/http/index.js");
-      await serveHttp({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, listen, io });
+      await serveHttp({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log: stderrLogger(env, "mcphub", stamp), harnessFiles: harnessFiles(env), listen, io: stamped(io, stamp) });
       exitSoon();
     });
 }
@@ -58,6 +61,11 @@ export function registerServe(program: Command, io: CliIO): void {
  */
 function exitSoon(): void {
   setTimeout(() => process.exit(typeof process.exitCode === "number" ? process.exitCode : 0), 1500).unref();
+}
+
+/** The daemon's stderr lines with the time in front (each line of a multi-line message). */
+function stamped(io: CliIO, stamp: (line: string) => string): CliIO {
+  return { ...io, err: (t) => io.err(t.split("\n").map(stamp).join("\n")) };
 }
 
 function listenOf(text: string) {

@@ -4,11 +4,11 @@
 import type { Command } from "commander";
 import { editConfig, pinServer, type ServerConfig } from "../../config/index.js";
 import { CliError, colors, printJson, type CliIO } from "../context.js";
-import { dirname } from "node:path";
-import { resolveCommandPath } from "../../config/relative-paths.js";
+import { absolutizeTyped } from "../../config/relative-paths.js";
 import { SENSITIVE_NAME_RE } from "../../downstream/sanitize.js";
 import { findCommand } from "../../downstream/spawn-plan.js";
-import { misplacedAddOptions } from "../add-argv.js";
+import { ADD_OPTIONS, misplacedAddOptions } from "../add-argv.js";
+import { parseSandboxSpecs } from "../sandbox-spec.js";
 import { CatalogCache } from "../../catalog/cache/store.js";
 import { collect, dataDirOf, example, globalsOf, guarded, load, nextSteps, parseEnvPairs, requireServer, table } from "./common.js";
 
@@ -28,6 +28,7 @@ export function listView(name: string, s: ServerConfig) {
     ...(s.env ? { env_keys: Object.keys(s.env).sort() } : {}),
     ...(s.headers ? { header_keys: Object.keys(s.headers).sort() } : {}),
     ...(s.vault ? { vault: s.vault } : {}),
+    ...(s.sandbox !== undefined ? { sandbox: s.sandbox === false ? "off" : s.sandbox } : {}),
     tags: s.tags ?? [],
     description: s.description ?? "",
     use_when: s.use_when ?? [],
@@ -60,41 +61,50 @@ export function registerServers(program: Command, io: CliIO): void {
       io.out(table(["SERVER", "STATE", "KIND", "TARGET", "TAGS", "DESCRIPTION"], rows));
     });
 
-  program
+  const add = program
     .command("add")
     .description("add a server (stdio: NAME COMMAND [ARGS...]; remote: NAME --url URL)")
     .argument("<name>", "server name (letters, digits, '.', '_', '-')")
     .argument("[command]", "the command that starts a stdio server; everything after it is passed to the server")
-    .argument("[args...]", "its arguments, options included (mcphub's own options go before COMMAND)")
-    .option("--url <url>", "remote server URL (streamable HTTP by default)")
-    .option("--transport <kind>", "remote transport: http or sse")
-    .option("-e, --env <KEY=VALUE>", "environment variable for a stdio server (repeatable)", collect, [])
-    .option("-t, --tag <tag>", "tag (repeatable)", collect, [])
-    .option("-d, --description <text>", "what the server is for")
-    .option("-u, --use-when <hint>", "when a model should use it (repeatable, at most 8)", collect, [])
-    .option("--vault <project>", "inject the secrets of this vault project as env at spawn")
-    .option("--disabled", "add it switched off")
-    .option("-f, --force", "replace an existing server of that name")
+    .argument("[args...]", "its arguments, options included (mcphub's own options go before COMMAND)");
+  for (const o of ADD_OPTIONS) {
+    if (o.repeatable) add.option(o.flags, o.description, collect, []);
+    else add.option(o.flags, o.description);
+  }
+  add
     .addHelpText(
       "after",
-      example([
-        "mcphub add memory npx -y @modelcontextprotocol/server-memory",
-        "mcphub add cortex cortex serve --profile all        # --profile all goes to cortex",
-        "mcphub add github --url https://api.githubcopilot.com/mcp --tag code",
-        "mcphub add notes --env NOTES_DIR=/srv/notes --use-when \"reading my notes\" notes-mcp serve",
-      ]),
+      [
+        "\nA relative path typed here (COMMAND like ./bin/server, or an argument ., .., ./x, ../x) means",
+        "your current folder, as it would at the shell: it is stored as an absolute path, and add says so.",
+        "(In the config file itself, relative paths are relative to the config file's folder.)",
+        "A -h/--help after COMMAND is refused unless you write -- before COMMAND (then the server gets it).",
+        example([
+          "mcphub add memory npx -y @modelcontextprotocol/server-memory",
+          "mcphub add cortex cortex serve --profile all        # --profile all goes to cortex",
+          "mcphub add here npx -y @modelcontextprotocol/server-filesystem .   # . = this folder, stored absolute",
+          "mcphub add github --url https://api.githubcopilot.com/mcp --tag code",
+          "mcphub add notes --env NOTES_DIR=/srv/notes --use-when \"reading my notes\" notes-mcp serve",
+          "mcphub add files --sandbox network=none,write=~/projects npx -y @modelcontextprotocol/server-filesystem ~/projects",
+          "mcphub add legacy --sandbox off ./bin/legacy-server   # not sandboxed even under a top-level default",
+          "mcphub add x -- some-server --help                  # --help goes to some-server",
+        ]),
+      ].join("\n"),
     )
-    .action(async (name: string, command: string | undefined, args: string[], opts: AddOptions, cmd: Command) => {
-      refuseSecretArgs(args);
-      const server = buildServer(command, args, opts);
+    .action(async (name: string, command: string | undefined, rawArgs: string[], opts: AddOptions, cmd: Command) => {
+      refuseSecretArgs(rawArgs);
+      // Typed at a shell, a relative path means the shell's folder: store it absolute.
+      const typed = command !== undefined ? absolutizeTyped(command, rawArgs, process.cwd()) : { command, args: rawArgs, changed: [] };
+      const server = buildServer(typed.command, typed.args, opts);
       const loaded = await load(cmd);
       if (loaded.config.servers[name] !== undefined && !opts.force) {
         throw new CliError(`server "${name}" already exists; pass --force to replace it`);
       }
       await guarded(() => editConfig(loaded.path, (ed) => ed.set(["servers", name], server)));
       const kind = server.url !== undefined ? "remote" : "stdio";
-      io.out(`${loaded.config.servers[name] ? "Replaced" : "Added"} ${kind} server ${name}${opts.disabled ? " (disabled)" : ""}. ${await nextSteps(loaded)}`);
-      for (const w of addWarnings(command, args, server, loaded.path)) io.err(`mcphub: warning: ${w}`);
+      const stored = typed.changed.length ? ` Stored ${typed.changed.map((c) => `${c.what} ${JSON.stringify(c.typed)} as ${c.stored}`).join(", ")} (a relative path typed here means the current folder).` : "";
+      io.out(`${loaded.config.servers[name] ? "Replaced" : "Added"} ${kind} server ${name}${opts.disabled ? " (disabled)" : ""}.${stored} ${await nextSteps(loaded)}`);
+      for (const w of addWarnings(typed.command, typed.args, server)) io.err(`mcphub: warning: ${w}`);
     });
 
   program
@@ -170,15 +180,14 @@ function refuseSecretArgs(args: string[]): void {
 }
 
 /** What is worth knowing right after `add`: a command that will not start, options it took. */
-function addWarnings(command: string | undefined, args: string[], server: Record<string, unknown>, configPath: string): string[] {
+function addWarnings(command: string | undefined, args: string[], server: Record<string, unknown>): string[] {
   if (command === undefined) return [];
   const out: string[] = [];
   const env = { ...process.env, ...((server.env as Record<string, string> | undefined) ?? {}) };
-  const resolved = resolveCommandPath(command, dirname(configPath));
-  if (!findCommand({ command: resolved, platform: process.platform, env })) {
+  if (!findCommand({ command, platform: process.platform, env })) {
     out.push(
       /[\\/]/.test(command)
-        ? `command "${command}" does not exist or is not executable (relative paths are relative to the config file's folder); the server will fail to start`
+        ? `command "${command}" does not exist or is not executable; the server will fail to start`
         : `command "${command}" was not found on PATH; the server will fail to start until it is installed (or give its full path)`,
     );
   }
@@ -196,6 +205,7 @@ interface AddOptions {
   description?: string;
   useWhen: string[];
   vault?: string;
+  sandbox: string[];
   disabled?: boolean;
   force?: boolean;
 }
@@ -207,6 +217,7 @@ function buildServer(command: string | undefined, args: string[], o: AddOptions)
     if (command !== undefined) throw new CliError("give either a command (stdio server) or --url (remote server), not both");
     if (o.env.length) throw new CliError("--env applies only to stdio servers; a remote server takes headers in the config");
     if (o.vault !== undefined) throw new CliError("--vault applies only to stdio servers");
+    if (o.sandbox.length) throw new CliError("--sandbox applies only to stdio servers (a remote server runs elsewhere)");
     server.url = o.url;
     if (o.transport !== undefined) {
       if (o.transport !== "http" && o.transport !== "sse") throw new CliError(`--transport "${o.transport}" must be http or sse`);
@@ -219,6 +230,8 @@ function buildServer(command: string | undefined, args: string[], o: AddOptions)
     if (args.length) server.args = args;
     if (o.env.length) server.env = parseEnvPairs(o.env);
     if (o.vault !== undefined) server.vault = o.vault;
+    const sandbox = parseSandboxSpecs(o.sandbox);
+    if (sandbox !== undefined) server.sandbox = sandbox === false ? "off" : Object.keys(sandbox).length === 0 ? "on" : sandbox;
   }
   if (o.description !== undefined) server.description = o.description;
   if (o.tag.length) server.tags = o.tag;

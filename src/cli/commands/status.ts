@@ -2,7 +2,8 @@
 // never called, and a usage summary from telemetry.
 import type { Command } from "commander";
 import { enabledServers } from "../../config/index.js";
-import { planSync } from "../../harness/index.js";
+import { daemonUrl, planSync } from "../../harness/index.js";
+import { findDaemon, healthProblem, reachableBase } from "../../service/index.js";
 import { calledServers, queryStats } from "../../telemetry/index.js";
 import { colors, printJson, type CliIO } from "../context.js";
 import { dataDirOf, example, globalsOf, load, syncContext, table, tildify } from "./common.js";
@@ -14,6 +15,8 @@ export interface AgentStatus {
   path?: string;
   state: string;
   pending: number;
+  /** Entries of its file that the gateway serves too: the model sees those tools twice. */
+  duplicates?: { name: string; server: string }[];
   error?: string;
 }
 
@@ -38,7 +41,15 @@ export function registerStatus(program: Command, io: CliIO): void {
         try {
           const plan = await planSync(config, name, ctx);
           const pending = plan.actions.filter((a) => a.action !== "unchanged").length;
-          agents.push({ ...base, type: plan.type, path: plan.path, state: pending ? `${pending} pending` : "in sync", pending });
+          const dup = plan.duplicates.length ? `, ${plan.duplicates.length} duplicate${plan.duplicates.length === 1 ? "" : "s"}` : "";
+          agents.push({
+            ...base,
+            type: plan.type,
+            path: plan.path,
+            state: `${pending ? `${pending} pending` : "in sync"}${dup}`,
+            pending,
+            ...(plan.duplicates.length ? { duplicates: plan.duplicates.map((d) => ({ name: d.name, server: d.server })) } : {}),
+          });
         } catch (err) {
           agents.push({ ...base, state: "error", pending: 0, error: err instanceof Error ? err.message.split("\n")[0] : String(err) });
         }
@@ -48,6 +59,13 @@ export function registerStatus(program: Command, io: CliIO): void {
       const called = await calledServers(data, {});
       const enabled = enabledServers(config).map(([n]) => n);
       const unused = enabled.filter((n) => !called.has(n));
+      // Where the daemon really listens (recorded by it), else the configured address.
+      const recorded = findDaemon(data, loaded.path);
+      const daemonBase = recorded ? reachableBase(recorded) : config.listen ? daemonUrl(config.listen).replace(/\/mcp$/, "/") : undefined;
+      const daemonProblem = daemonBase ? await healthProblem(daemonBase) : undefined;
+      const daemon = daemonBase
+        ? { url: recorded?.url ?? `${daemonBase}mcp`, ...(recorded ? { pid: recorded.pid, started: recorded.started } : {}), answers: daemonProblem === undefined, ...(daemonProblem ? { problem: daemonProblem } : {}) }
+        : undefined;
       const report = {
         config: loaded.path,
         expose: config.expose,
@@ -59,14 +77,24 @@ export function registerStatus(program: Command, io: CliIO): void {
         errors: stats.totals.errors,
         est_tokens: stats.totals.est_tokens,
         unused_enabled: unused,
+        ...(daemon ? { daemon } : {}),
       };
       if (globalsOf(cmd).json) return printJson(io, report);
       const c = colors(io);
       const out = [
         `config   ${tildify(loaded.path, ctx.home)}  (expose: ${config.expose}${config.listen ? `, listen: ${config.listen}` : ""})`,
-        `servers  ${report.enabled} enabled of ${report.servers}`,
-        "",
+        report.enabled
+          ? `servers  ${report.enabled} enabled of ${report.servers}`
+          : c.yellow(`servers  none enabled${report.servers ? ` (${report.servers} configured, all disabled)` : ""}: the gateway serves only its management tools; add one with \`mcphub add\``),
       ];
+      if (daemon) {
+        out.push(
+          daemon.answers
+            ? `daemon   ${daemon.url}${recorded ? ` (pid ${recorded.pid}, since ${recorded.started})` : ""} ${c.green("answers")}`
+            : c.red(`daemon   ${daemon.url} does not answer (${daemon.problem}): start it with \`mcphub up\`, or keep it running with \`mcphub service install\``),
+        );
+      }
+      out.push("");
       if (agents.length) {
         out.push(
           table(
@@ -75,17 +103,24 @@ export function registerStatus(program: Command, io: CliIO): void {
               a.agent,
               a.type,
               a.mode,
-              a.state === "in sync" ? c.green(a.state) : a.state === "disabled" ? c.dim(a.state) : c.yellow(a.state),
+              a.state === "in sync" && report.enabled ? c.green(a.state) : a.state === "disabled" ? c.dim(a.state) : c.yellow(a.state),
               a.error ?? (a.path ? tildify(a.path, ctx.home) : ""),
             ]),
           ),
         );
         if (agents.some((a) => a.pending)) out.push(c.dim("Run `mcphub sync` to see the pending changes."));
+        for (const a of agents.filter((x) => x.duplicates?.length)) {
+          out.push(
+            c.yellow(
+              `${a.agent}: ${a.duplicates?.map((d) => (d.name === d.server ? d.name : `${d.name} (= ${d.server})`)).join(", ")} ${a.duplicates?.length === 1 ? "is" : "are"} also served by the gateway, so the model sees ${a.duplicates?.length === 1 ? "its" : "their"} tools twice: \`mcphub offload ${a.agent} --write\` removes ${a.duplicates?.length === 1 ? "it" : "them"}`,
+            ),
+          );
+        }
       } else {
         out.push("No agents configured (see `mcphub agents`).");
       }
       out.push("", `usage    ${report.calls} calls, ${report.errors} errors, ~${report.est_tokens} tokens`);
-      out.push(`unused   ${unused.length ? unused.join(", ") : "(every enabled server has been called)"}`);
+      out.push(`unused   ${enabled.length === 0 ? "(no server is enabled)" : unused.length ? unused.join(", ") : "(every enabled server has been called)"}`);
       io.out(out.join("\n"));
     });
 }

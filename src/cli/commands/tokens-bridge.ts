@@ -11,3 +11,7 @@ export async function createAgentToken(dataDir: string, agent: string): Promise<
 export async function agentTokenValid(dataDir: string, token: string, agent: string): Promise<boolean> {
   return (await TokenStore.open(dataDir).verify(token))?.agent === agent;
 }
+
+export async function liveTokenIds(dataDir: string, agent: string): Promise<string[]> {
+  return (await TokenStore.open(dataDir).list()).filter((t) => t.agent === agent && t.revoked === undefined).map((t) => t.id);
+}

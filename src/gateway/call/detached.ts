@@ -14,26 +14,35 @@ import { entryOf, type CallContext, type CallOutcome, type DetachedCalls } from 
 import { effectiveTimeout } from "./dispatch.js";
 import { callContext, runCall } from "./pipeline.js";
 
-/** Detached calls one agent may have running: one busy agent cannot starve the others. */
-export const MAX_DETACHED_IN_FLIGHT = 8;
-/** Detached calls the whole gateway may have running (the daemon serves many agents). */
-export const MAX_DETACHED_TOTAL = 32;
+/** The admission limits for detached calls (config `detached`). */
+export interface DetachedLimits {
+  /** At most this many in flight per agent. */
+  per_agent: number;
+  /** Each agent's first calls in flight, up to this many, always start: no other agent can take them. */
+  reserved: number;
+  /** Calls beyond an agent's reserved ones share one pool of this size, across all agents. */
+  shared: number;
+}
 
-/** Why one more detached call of `owner` may not start now; undefined when it may. */
-export function detachedRefusal(owners: Iterable<string>, owner: string): string | undefined {
-  let total = 0;
-  let mine = 0;
-  for (const o of owners) {
-    total++;
-    if (o === owner) mine++;
+/**
+ * Why one more detached call of `owner` may not start now; undefined when it may. The rule: an
+ * agent below its cap always gets its reserved share; past that, it draws on a shared pool that
+ * counts every agent's calls beyond their own reserved ones. However many agents hold hung calls,
+ * each other agent still starts `reserved` calls at once, and the gateway holds at most
+ * `reserved` × agents + `shared` (the agents are the config's, so that is bounded).
+ */
+export function detachedRefusal(owners: Iterable<string>, owner: string, limits: DetachedLimits): string | undefined {
+  const counts = new Map<string, number>();
+  for (const o of owners) counts.set(o, (counts.get(o) ?? 0) + 1);
+  const mine = counts.get(owner) ?? 0;
+  if (mine >= limits.per_agent) {
+    return `too many detached calls in flight (${mine} of ${limits.per_agent}) for this agent; poll the existing callIds or wait for one to finish`;
   }
-  if (mine >= MAX_DETACHED_IN_FLIGHT) {
-    return `too many detached calls in flight (${mine} of ${MAX_DETACHED_IN_FLIGHT}) for this agent; poll the existing callIds or wait for one to finish`;
-  }
-  if (total >= MAX_DETACHED_TOTAL) {
-    return `the gateway has too many detached calls in flight (${total} of ${MAX_DETACHED_TOTAL}, across all agents); wait for one to finish`;
-  }
-  return undefined;
+  if (mine < limits.reserved) return undefined;
+  let shared = 0;
+  for (const n of counts.values()) shared += Math.max(0, n - limits.reserved);
+  if (shared < limits.shared) return undefined;
+  return `too many detached calls in flight: this agent has ${mine} (each agent is guaranteed ${limits.reserved}), and the ${limits.shared} shared slots for calls beyond that are all in use; poll the existing callIds or wait for one to finish`;
 }
 
 interface Running {
@@ -52,6 +61,8 @@ export class DetachedError extends Error {}
 export interface DetachedDeps {
   journal: () => Promise<DetachedJournal | undefined>;
   log: Logger;
+  /** The config's `detached` limits, read on every admission (a reload applies at once). */
+  limits: () => DetachedLimits;
 }
 
 export class DetachedRegistry implements DetachedCalls {
@@ -67,7 +78,7 @@ export class DetachedRegistry implements DetachedCalls {
   }
 
   refusal(owner: string): string | undefined {
-    return detachedRefusal([...this.running.values()].map((r) => r.owner), owner);
+    return detachedRefusal([...this.running.values()].map((r) => r.owner), owner, this.deps.limits());
   }
 
   /**

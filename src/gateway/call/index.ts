@@ -8,4 +8,4 @@ export { callContext, runCall, STAGES, type StageName } from "./pipeline.js";
 export type { CallContext, CallLimits, CallOutcome, CallPorts, CallRequest, CallTarget, DetachedCalls, Progress, ResultsAccess, Send, ServerAccess, Stage, Via } from "./context.js";
 export { callLimits, downstreamFailure, effectiveTimeout, errorClass } from "./dispatch.js";
 export { locateTool, type Found } from "./locate.js";
-export { allowedFor, DetachedError, DetachedRegistry, detachedRefusal, MAX_DETACHED_IN_FLIGHT, MAX_DETACHED_TOTAL, type DetachedDeps } from "./detached.js";
+export { allowedFor, DetachedError, DetachedRegistry, detachedRefusal, type DetachedDeps, type DetachedLimits } from "./detached.js";

@@ -4,12 +4,8 @@
 // request is decided here, from that session's own declared capabilities.
 import type { ClientCapabilities, ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
 
-/** Declared to every downstream: sampling (with context and tools), both elicitation modes, roots. */
-export const DOWNSTREAM_CLIENT_CAPABILITIES: ClientCapabilities = {
-  sampling: { context: {}, tools: {} },
-  elicitation: { form: {}, url: {} },
-  roots: { listChanged: true },
-};
+// Declared to every downstream; it lives with the downstream client so `doctor --probe` declares the same.
+export { DOWNSTREAM_CLIENT_CAPABILITIES } from "../../downstream/capabilities.js";
 
 /** Declared to every upstream session, whatever its downstreams offer (answers degrade per server). */
 export const UPSTREAM_SERVER_CAPABILITIES: ServerCapabilities = {

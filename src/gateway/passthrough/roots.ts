@@ -3,13 +3,27 @@
 // right after connecting and applies the answer to every later call).
 import { homedir } from "node:os";
 import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 /** A pinned root: absolute path, `~`/`~/...`, or a file:// URI, as the roots/list entry. */
 export function rootOf(root: string): { uri: string } {
   if (root.startsWith("file://")) return { uri: root };
   const path = root === "~" ? homedir() : root.startsWith("~/") ? resolve(homedir(), root.slice(2)) : resolve(root);
   return { uri: pathToFileURL(path).href };
+}
+
+/** The local paths of file:// roots (others name no place a sandbox could show). */
+export function rootPaths(roots: readonly { uri: string }[]): string[] {
+  const out: string[] = [];
+  for (const r of roots) {
+    if (!r.uri.startsWith("file://")) continue;
+    try {
+      out.push(fileURLToPath(r.uri));
+    } catch {
+      // a file:// URI with a host (file://server/share) names no local path
+    }
+  }
+  return out;
 }
 
 export class RootsBarrier {

@@ -24,7 +24,7 @@ import { DOWNSTREAM_CLIENT_CAPABILITIES, isForwardedMethod, missingCapability, t
 import { connKey, ownedBy } from "./keys.js";
 import { LogLevels } from "./levels.js";
 import { LOG_LEVELS, type UpstreamPeer } from "./peer.js";
-import { RootsBarrier, rootOf } from "./roots.js";
+import { RootsBarrier, rootOf, rootPaths } from "./roots.js";
 import { Subscriptions } from "./subscriptions.js";
 
 /** Who a downstream request is made for: the session, and the upstream request being served. */
@@ -81,6 +81,8 @@ export class Passthrough {
   private readonly urlElicitations = new Map<string, UpstreamPeer>();
   /** Set when the gateway shuts down: clean-up requests to dying downstreams are not worth a warning. */
   private closing = false;
+  /** Waiting for a first session to attach (a stdio gateway's sandboxed server wants its roots). */
+  private readonly attachWaiters = new Set<() => void>();
 
   constructor(private readonly deps: PassthroughDeps) {
     const shared = { supervisor: deps.supervisor, timeoutMs: deps.config.connect_timeout, warn: (m: string) => this.warn(m) };
@@ -91,6 +93,7 @@ export class Passthrough {
       request: (origin, req, signal) => this.onRequest(origin, req, signal),
       notification: (origin, n) => this.onNotification(origin, n),
       connected: (origin) => setImmediate(() => this.onConnected(origin)),
+      roots: (origin, signal) => this.rootsFor(origin, signal),
     };
   }
 
@@ -106,6 +109,7 @@ export class Passthrough {
 
   attach(peer: UpstreamPeer): void {
     this.peers.set(peer.id, peer);
+    for (const w of [...this.attachWaiters]) w();
   }
 
   /**
@@ -226,6 +230,65 @@ export class Passthrough {
       }
       // A shared daemon connection has no single session whose roots it follows: not forwarded.
     }
+  }
+
+  // ---- roots for sandboxes --------------------------------------------------------------------
+
+  /**
+   * The local paths a sandboxed server's `roots` stand for, asked before its process starts (its
+   * mounts are fixed at launch): the pinned `roots:` when set, else the roots of the session that
+   * owns the connection (a stdio gateway's one session, waited for if it has not attached or
+   * initialized yet; a per-session connection's session). A connection the daemon shares between
+   * sessions has no such session: refused, as roots/list is there. Only file:// roots count.
+   */
+  private async rootsFor(origin: ConnectionOrigin, signal?: AbortSignal): Promise<string[]> {
+    const { server } = origin;
+    const cfg = this.config.servers[server];
+    if (cfg?.roots !== undefined) return rootPaths(cfg.roots.map(rootOf));
+    const timeoutMs = this.config.connect_timeout;
+    let peer: UpstreamPeer | undefined;
+    if (origin.connection !== undefined) {
+      peer = this.peers.get(origin.connection);
+      if (!peer) throw new Error("the upstream session this connection was opened for has ended");
+    } else if (this.deps.singleSession) {
+      peer = await this.firstPeer(timeoutMs, signal);
+      if (!peer) throw new Error(`no client connected to the gateway within connect_timeout (${timeoutMs}ms) to give its roots`);
+    } else if (cfg && isPerSession(cfg)) {
+      // The connection mcphub keeps only for listing tools: no session's roots apply to it.
+      return [];
+    } else {
+      throw new Error("the mcphub daemon shares this server's connection between sessions, so no one session's roots can apply");
+    }
+    if (!(await peer.whenInitialized(timeoutMs, signal))) {
+      throw new Error(peer.closed ? "the client's session ended before it gave its roots" : `the client did not finish initializing within connect_timeout (${timeoutMs}ms)`);
+    }
+    if (!peer.capabilities?.roots) {
+      throw new Error(`the client${peer.agent !== undefined ? ` (agent "${peer.agent}")` : ""} did not declare the roots capability`);
+    }
+    try {
+      const answer = await peer.server.listRoots(undefined, { timeout: timeoutMs, ...(signal ? { signal } : {}) });
+      return rootPaths(answer.roots);
+    } catch (err) {
+      throw new Error(`the client did not answer roots/list: ${errorText(err)}`);
+    }
+  }
+
+  private firstPeer(timeoutMs: number, signal?: AbortSignal): Promise<UpstreamPeer | undefined> {
+    const now = () => [...this.peers.values()].find((p) => !p.closed);
+    const found = now();
+    if (found || signal?.aborted) return Promise.resolve(found);
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", done);
+        this.attachWaiters.delete(done);
+        resolve(now());
+      };
+      const timer = setTimeout(done, timeoutMs);
+      timer.unref();
+      signal?.addEventListener("abort", done, { once: true });
+      this.attachWaiters.add(done);
+    });
   }
 
   // ---- server→client traffic ------------------------------------------------------------------

@@ -5,6 +5,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { errorText } from "../../util/errors.js";
+import { formatDuration } from "../../util/units.js";
 import { callContext, downstreamFailure, runCall, type CallOutcome } from "../call/index.js";
 import { badRequest, jsonResult, normaliseToolName, parseArgs, type ToolContext } from "./context.js";
 
@@ -13,7 +14,8 @@ const callArgs = z.strictObject({
   server: z.string().optional(),
   arguments: z.record(z.string(), z.unknown()).nullable().optional(),
   detach: z.boolean().optional(),
-  timeout_ms: z.number().int().optional(),
+  // Range and integrality are checked by hand (timeoutProblem): the upper bound is the config's.
+  timeout_ms: z.number().optional(),
 });
 
 const USAGE = '{tool: "server__tool", arguments: {...}} (optionally detach: true, timeout_ms)';
@@ -35,12 +37,20 @@ function quickCallArgs(raw: unknown): CallArgs | undefined {
   if (typeof r.tool !== "string" || (r.server !== undefined && typeof r.server !== "string")) return undefined;
   if (a !== undefined && a !== null && (typeof a !== "object" || Array.isArray(a))) return undefined;
   if (r.detach !== undefined && typeof r.detach !== "boolean") return undefined;
-  if (r.timeout_ms !== undefined && !Number.isSafeInteger(r.timeout_ms)) return undefined;
+  if (r.timeout_ms !== undefined && (!Number.isSafeInteger(r.timeout_ms) || (r.timeout_ms as number) < 1)) return undefined;
   return r as CallArgs;
+}
+
+/** Why a timeout_ms cannot be used, naming the range, or undefined. */
+function timeoutProblem(ms: number | undefined, callTimeout: number): string | undefined {
+  if (ms === undefined || (Number.isSafeInteger(ms) && ms >= 1)) return undefined;
+  return `timeout_ms ${ms} is out of range: give a whole number of milliseconds from 1 to ${callTimeout} (call_timeout, ${formatDuration(callTimeout)}; a larger one is capped to it), or leave it out for the default limits. Send ${USAGE}.`;
 }
 
 export async function callTool(ctx: ToolContext, raw: unknown): Promise<CallToolResult> {
   const args = quickCallArgs(raw) ?? parseArgs(callArgs, normaliseToolName(raw, Object.keys(callArgs.shape), USAGE), USAGE);
+  const badTimeout = timeoutProblem(args.timeout_ms, ctx.hub.config.call_timeout);
+  if (badTimeout) return badRequest(badTimeout);
   const call = callContext({
     ports: ctx.hub.calls,
     view: ctx.view,

@@ -3,7 +3,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { JsonObject } from "../../catalog/types.js";
 import { queryStats } from "../../telemetry/index.js";
-import { parseDuration } from "../../util/units.js";
+import { lookBackProblem, parseDuration } from "../../util/units.js";
 import { errorText } from "../../util/errors.js";
 import { jsonResult, parseArgs, type ToolContext } from "./context.js";
 
@@ -15,6 +15,8 @@ export async function stats(ctx: ToolContext, raw: unknown): Promise<CallToolRes
   if (args.since !== undefined) {
     sinceMs = parseDuration(args.since);
     if (sinceMs === undefined) return jsonResult({ error: `since "${args.since}" is not a duration; use e.g. 90m, 24h or 7d` });
+    const problem = lookBackProblem(sinceMs);
+    if (problem) return jsonResult({ error: `since "${args.since}" ${problem}, or leave since out for every call retained` });
   }
   try {
     await ctx.hub.telemetry.flush();

@@ -12,12 +12,15 @@ import { errorText } from "../../util/errors.js";
 import { createSession, Hub, type Session } from "../../gateway/index.js";
 import { followConfig, type Report } from "../reload.js";
 import { healthReport } from "./health.js";
-import { createSessionTransport, type HttpSessionTransport } from "./transport/index.js";
+import { bodyTooLarge, createSessionTransport, type HttpSessionTransport } from "./transport/index.js";
+import { capConnections, checkingInterval } from "./connections.js";
 import { SessionTable } from "./sessions.js";
 import { guardTransport } from "../rpc-guard.js";
 import { createStatusRoutes, type StatusRoutes } from "../status/index.js";
 import type { ServeOptions } from "../options.js";
 import { bearerFrom, TokenStore } from "../tokens.js";
+import { recordDaemon } from "../../service/address.js";
+import { VERSION } from "../../version.js";
 
 export interface HttpOptions extends ServeOptions {
   listen: ListenAddress;
@@ -68,7 +71,17 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
   let idle: (() => void) | undefined;
   let status: StatusRoutes | undefined;
 
-  const server = createServer((req, res) => {
+  const limits = () => hub.config.http_limits;
+  const initial = limits();
+  const server = createServer(
+    {
+      headersTimeout: initial.header_timeout,
+      requestTimeout: initial.request_timeout,
+      keepAliveTimeout: initial.keep_alive_timeout,
+      // How often Node looks for connections past those timeouts (its default is 30 s).
+      connectionsCheckingInterval: checkingInterval(initial),
+    },
+    (req, res) => {
     const tracked = req.method === "POST";
     if (tracked) inFlight++;
     res.once("close", () => {
@@ -80,7 +93,17 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
       opts.log.error(`http: ${errorText(err)}`);
       if (!res.headersSent) reply(res, 500, "internal error");
     });
+    },
+  );
+  // A reload applies new timeouts to the server (keep-alive to connections opened from then on)
+  // and new caps to the next connection.
+  const stopFollowingLimits = hub.onReload(() => {
+    const l = limits();
+    server.headersTimeout = l.header_timeout;
+    server.requestTimeout = l.request_timeout;
+    server.keepAliveTimeout = l.keep_alive_timeout;
   });
+  const caps = capConnections(server, limits, (m) => opts.log.warn(m));
 
   /** Host headers accepted, fixed once the port is known (requests only arrive after listen). */
   let hosts: Set<string> | undefined;
@@ -136,7 +159,9 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
       return live.value.transport.handleRequest(req, res);
     }
     if (req.method !== "POST") return reply(res, 400, "no session: start with an initialize POST");
-    const body = await readJson(req);
+    const max = hub.config.max_message_size;
+    const body = await readJson(req, max);
+    if (body === TOO_LARGE) return reply(res, 413, bodyTooLarge(max));
     if (body === undefined || !isInitializeRequest(body)) {
       return reply(res, 400, "no session: the first request must be initialize");
     }
@@ -152,6 +177,7 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
     }
     const session = createSession(hub, view);
     const transport: HttpSessionTransport = createSessionTransport(hub.config.http_transport, {
+      maxBodyBytes: hub.config.max_message_size,
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         sessions.add(id, agent, {
@@ -214,6 +240,8 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
         });
       }
       status?.close();
+      stopFollowingLimits();
+      caps.close();
       await sessions.closeAll();
       server.closeAllConnections();
       await hubClosed;
@@ -227,9 +255,31 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
 export async function serveHttp(opts: HttpOptions): Promise<void> {
   const say = (t: string) => (opts.io ? opts.io.err(t) : process.stderr.write(`${t}\n`));
   const gw = await startHttpGateway({ ...opts, report: (level, msg) => say(level === "info" ? `mcphub: ${msg}` : `mcphub: ${level}: ${msg}`) });
+  // `mcphub open`, `doctor` and `status` find this daemon here, whatever address it was given:
+  // recorded before the "listening" line, so whoever reads that line finds the record.
+  const unrecord = recordDaemon(opts.dataDir, {
+    url: gw.url,
+    host: opts.listen.host,
+    port: gw.port,
+    ...(opts.configPath ? { config: opts.configPath } : {}),
+    version: VERSION,
+  });
+  // Signals are handled from the moment the port is open (a supervisor may stop us at once).
+  const stopped = new Promise<void>((resolve) => {
+    const stop = () => {
+      say("mcphub: stopping: in-flight calls are answered with an error, then drained");
+      unrecord();
+      void gw.close().finally(resolve);
+    };
+    process.once("SIGTERM", stop);
+    process.once("SIGINT", stop);
+  });
   const anonymous = !(await TokenStore.open(opts.dataDir).authenticate(undefined)).required;
   say(`mcphub listening on ${gw.url}${anonymous ? " (no agent tokens yet: loopback clients are served unscoped)" : " (bearer tokens required)"}`);
   say(`  status page: ${gw.url.replace(/\/mcp$/, "/")}${anonymous ? "" : " (sign in with \`mcphub open\`)"}`);
+  if (!Object.values(opts.config.servers).some((s) => s.enabled)) {
+    say(`mcphub: warning: no server is enabled${opts.configPath ? ` in ${opts.configPath}` : ""}: agents see only mcphub's management tools; add one with \`mcphub add NAME COMMAND [ARGS...]\``);
+  }
   for (const snap of gw.hub.supervisor.snapshots()) {
     const listing = gw.hub.catalog.listingOf(snap.name);
     if (snap.state === "idle" && listing) {
@@ -249,14 +299,7 @@ export async function serveHttp(opts: HttpOptions): Promise<void> {
     seen.set(name, key);
     say(`  ${name}: ${snap.state}${snap.connected ? ` (${snap.tools.length} tools)` : ""}${snap.error ? ` — ${snap.error}` : ""}`);
   });
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      say("mcphub: stopping: in-flight calls are answered with an error, then drained");
-      void gw.close().finally(resolve);
-    };
-    process.once("SIGTERM", stop);
-    process.once("SIGINT", stop);
-  });
+  await stopped;
 }
 
 function originAllowed(origin: string, port: number, bindHost: string): boolean {
@@ -277,13 +320,18 @@ function reply(res: ServerResponse, status: number, message: string): void {
   res.writeHead(status, { "content-type": "application/json" }).end(body);
 }
 
-async function readJson(req: IncomingMessage): Promise<unknown> {
+const TOO_LARGE = Symbol("too large");
+
+async function readJson(req: IncomingMessage, max: number): Promise<unknown> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     const b = chunk as Buffer;
     size += b.length;
-    if (size > 4 * 1024 * 1024) return undefined;
+    if (size > max) {
+      req.resume();
+      return TOO_LARGE;
+    }
     chunks.push(b);
   }
   try {

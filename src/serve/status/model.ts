@@ -4,7 +4,7 @@
 import { byteOrder } from "../../util/canonical-json.js";
 import type { RecentCalls, RecentServerStats } from "../../telemetry/recent.js";
 import { VERSION } from "../../version.js";
-import { Scope, serverStatus, type Hub } from "../../gateway/index.js";
+import { Scope, serverStatus, type Hub, type ServerStatus } from "../../gateway/index.js";
 import type { TokenStore } from "../tokens.js";
 import { lastLine, type ServerTimeline } from "./timeline.js";
 
@@ -31,9 +31,13 @@ export interface StatusSources {
 }
 
 export interface Metrics {
+  /** Calls that reached the server(s). */
   calls: number;
   errors: number;
+  /** errors / calls: the servers' own failures, refused calls left out. */
   error_rate: number;
+  /** Calls refused before they reached a server (invalid arguments, guardrails). */
+  refused: number;
   calls_per_min: number;
   p50_ms?: number;
   p95_ms?: number;
@@ -47,7 +51,12 @@ export interface StatusServer {
   state: string;
   connected: boolean;
   transport: string;
+  /** Tools in the catalogue: from the live session, or cached from the last listing while idle. */
   tools: number;
+  /** Where `tools` comes from: the running server ("live"), the cache ("cached"), or nowhere yet. */
+  catalog: "live" | "cached" | "none";
+  /** ISO time of the listing `tools` counts. */
+  listed_at?: string;
   description?: string;
   /** ISO time the server entered its current state. */
   since: string;
@@ -56,6 +65,11 @@ export interface StatusServer {
   error?: string;
   /** The last stderr line (sanitised), operator only. */
   stderr_line?: string;
+  /**
+   * Stdio servers: `off`, or the sandbox (network, what it may write and read). Paths are the
+   * operator's to see; an agent's view has the network and the counts.
+   */
+  sandbox?: { mode: "off" } | { mode: "on"; live: boolean; backend?: string; network: string; write: string[] | number; read: string[] | number; roots?: string[] | number; hidden?: number; notes?: string[] };
   last_error?: { message: string; at: string; stderr_line?: string };
   server_version?: string;
   last_call?: string;
@@ -107,10 +121,27 @@ function metrics(r: RecentServerStats, windowMin: number): Metrics {
     calls: r.calls,
     errors: r.errors,
     error_rate: Math.round(r.errorRate * 10_000) / 10_000,
+    refused: r.refused,
     calls_per_min: Math.round((r.calls / windowMin) * 100) / 100,
     ...(r.p50Ms !== undefined ? { p50_ms: r.p50Ms } : {}),
     ...(r.p95Ms !== undefined ? { p95_ms: r.p95Ms } : {}),
     series: r.series,
+  };
+}
+
+function sandboxView(s: NonNullable<ServerStatus["sandbox"]>, operator: boolean): NonNullable<StatusServer["sandbox"]> {
+  if (s.mode === "off") return s;
+  const list = (xs: string[] | undefined) => (operator ? (xs ?? []) : (xs ?? []).length);
+  return {
+    mode: "on",
+    live: s.live,
+    ...(s.backend ? { backend: `${s.backend}${s.version ? ` ${s.version}` : ""}` } : {}),
+    network: s.network,
+    write: list(s.write),
+    read: list(s.read),
+    ...(s.roots !== undefined ? { roots: list(s.roots) } : {}),
+    ...(s.hidden !== undefined ? { hidden: s.hidden.length } : {}),
+    ...(operator && s.notes?.length ? { notes: s.notes } : {}),
   };
 }
 
@@ -139,7 +170,10 @@ export async function buildStatus(src: StatusSources, viewer: Viewer): Promise<S
       state: st.state,
       connected: st.connected,
       transport: st.transport,
-      tools: st.connected ? hub.catalog.entriesOf(name).length : 0,
+      // An idle server's tools are still in the catalogue (cached): agents can find and call them.
+      tools: st.catalog === "none" ? 0 : hub.catalog.entriesOf(name).length,
+      catalog: st.catalog,
+      ...(st.catalogListedAt !== undefined ? { listed_at: iso(st.catalogListedAt) } : {}),
       ...(st.description !== undefined ? { description: st.description } : {}),
       since: iso(src.timeline.since(name)),
       ...(failing !== undefined ? { failing_since: iso(failing) } : {}),
@@ -149,6 +183,7 @@ export async function buildStatus(src: StatusSources, viewer: Viewer): Promise<S
         ? { last_error: { message: last.message, at: iso(last.at), ...(operator && last.stderrLine ? { stderr_line: last.stderrLine } : {}) } }
         : {}),
       ...(st.serverVersion ? { server_version: `${st.serverVersion.name} ${st.serverVersion.version}` } : {}),
+      ...(st.sandbox ? { sandbox: sandboxView(st.sandbox, operator) } : {}),
       ...(r.lastCall !== undefined ? { last_call: iso(r.lastCall) } : {}),
       metrics: metrics(r, windowMin),
       ...(report
@@ -233,6 +268,7 @@ async function agentRows(src: StatusSources, viewer: Viewer, now: number): Promi
 function sumMetrics(rs: RecentServerStats[], windowMin: number): Metrics {
   const calls = rs.reduce((a, r) => a + r.calls, 0);
   const errors = rs.reduce((a, r) => a + r.errors, 0);
+  const refused = rs.reduce((a, r) => a + r.refused, 0);
   const len = rs[0]?.series.calls.length ?? windowMin;
   const series: Metrics["series"] = {
     calls: Array.from({ length: len }, (_, i) => rs.reduce((a, r) => a + (r.series.calls[i] ?? 0), 0)),
@@ -241,5 +277,5 @@ function sumMetrics(rs: RecentServerStats[], windowMin: number): Metrics {
     p50: Array.from({ length: len }, () => null),
     p95: Array.from({ length: len }, () => null),
   };
-  return { calls, errors, error_rate: calls ? Math.round((errors / calls) * 10_000) / 10_000 : 0, calls_per_min: Math.round((calls / windowMin) * 100) / 100, series };
+  return { calls, errors, error_rate: calls ? Math.round((errors / calls) * 10_000) / 10_000 : 0, refused, calls_per_min: Math.round((calls / windowMin) * 100) / 100, series };
 }

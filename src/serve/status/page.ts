@@ -20,13 +20,16 @@ h2{font-size:1rem;margin:1.4rem 0 .5rem}
 .live::before{content:"";display:inline-block;width:.55rem;height:.55rem;border-radius:50%;background:var(--off);margin-right:.35rem;vertical-align:middle}
 .live.on::before{background:var(--ok)}
 .cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(170px,1fr));gap:.75rem}
-.card{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:.65rem .8rem}
+.card{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:.65rem .8rem;min-width:0;overflow-wrap:anywhere}
+.card .warn,.warn{color:var(--warn)}
+.card.wide{grid-column:1/-1}
+@media (min-width:1000px){.card.wide{grid-column:span 2}}
 .card .k{font-size:.78rem;color:var(--muted);text-transform:uppercase;letter-spacing:.03em}
 .card .v{font-size:1.3rem;font-weight:600}
 table{width:100%;border-collapse:collapse;background:var(--card);border:1px solid var(--line);border-radius:8px;overflow:hidden}
-th,td{text-align:left;padding:.45rem .6rem;border-bottom:1px solid var(--line);vertical-align:top}
+th,td{text-align:left;padding:.45rem .6rem;border-bottom:1px solid var(--line);vertical-align:top;overflow-wrap:anywhere}
 thead th{font-size:.78rem;color:var(--muted);font-weight:600;text-transform:uppercase;letter-spacing:.03em}
-tbody th{font-weight:600}
+tbody th{font-weight:600;overflow-wrap:break-word}
 tr:last-child td{border-bottom:0}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
 .badge{display:inline-block;padding:.05rem .5rem;border-radius:999px;font-size:.8rem;font-weight:600;border:1px solid currentColor;white-space:nowrap}
@@ -45,6 +48,18 @@ button:hover{border-color:var(--muted)}button:disabled{opacity:.55;cursor:defaul
 #toast:empty{display:none}
 .note{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:1rem}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
+/* Narrow windows: each server (and agent) becomes a block with its fields labelled, never a
+   table wider than the window. */
+@media (max-width:1000px){
+table.rows,table.rows tbody,table.rows tr,table.rows th,table.rows td{display:block;width:auto}
+table.rows thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
+table.rows tr{border-bottom:1px solid var(--line);padding:.35rem 0;display:grid;grid-template-columns:repeat(auto-fill,minmax(190px,1fr))}
+table.rows tr>th{grid-column:1/-1}
+table.rows tr:last-child{border-bottom:0}
+table.rows th,table.rows td{border-bottom:0;padding:.2rem .7rem}
+table.rows td[data-label]::before{content:attr(data-label);display:block;font-size:.72rem;color:var(--muted);text-transform:uppercase;letter-spacing:.03em}
+table.rows td.num{text-align:left}
+}
 `;
 
 const SCRIPT = `
@@ -136,35 +151,71 @@ const SCRIPT = `
     return el;
   }
 
-  function card(k, v, extra) { return h("div", { cls: "card" }, h("div", { cls: "k", text: k }), h("div", { cls: "v", text: v }), extra || null); }
+  function card(k, v) {
+    var extras = Array.prototype.slice.call(arguments, 2);
+    return h("div", { cls: "card" }, h("div", { cls: "k", text: k }), h("div", { cls: "v", text: v }), extras);
+  }
+  function plural(n, one, many) { return n + " " + (n === 1 ? one : many); }
+  function vaultCard(v) {
+    var el = card("Vault", v.available ? "available" : "unavailable",
+      h("div", { cls: v.available ? "muted" : "err", text: v.available ? (v.detail || "") : (v.reason || "") }),
+      v.warning ? h("div", { cls: "warn", role: "note", "data-vault-warning": "", text: "Warning: " + v.warning }) : null);
+    // A warning is a paragraph: give it room instead of a tall narrow column.
+    if (v.warning || (v.detail && v.detail.length > 60)) el.className += " wide";
+    return el;
+  }
+  function refusedText(m) { return m.refused ? m.refused + " refused before reaching the server" : ""; }
 
   function render(d) {
     last = d;
     var root = document.getElementById("app");
-    var up = d.servers.filter(function (s) { return s.state === "ready"; }).length;
-    var enabled = d.servers.filter(function (s) { return s.enabled; }).length;
+    var enabledServers = d.servers.filter(function (s) { return s.enabled; });
+    var enabled = enabledServers.length;
+    var running = enabledServers.filter(function (s) { return s.state === "ready"; }).length;
+    var idle = enabledServers.filter(function (s) { return s.state === "idle"; }).length;
+    var trouble = enabledServers.filter(function (s) { return ["failed", "locked", "needs_auth", "not_started"].indexOf(s.state) >= 0; }).length;
     document.getElementById("version").textContent = "v" + d.mcphub.version;
     document.getElementById("uptime").textContent = "up " + ago(d.mcphub.started);
     document.getElementById("who").textContent = d.viewer.kind === "agent" ? "agent " + d.viewer.agent + " (read-only)" :
       (signedIn ? "signed in" : (d.tokens_required ? "" : "loopback, no tokens"));
     document.getElementById("signout").hidden = !signedIn;
 
+    // Idle servers (start: auto) are healthy: their tools are listed from the cache and they start
+    // on first use. "Available" counts every enabled server an agent can use; "running" is live.
+    var serversCard = enabled === 0
+      ? card("Servers", "none enabled", h("div", { cls: "warn", text: "Agents see only mcphub's own tools; add a server with mcphub add." }))
+      : card("Servers", (enabled - trouble) + " / " + enabled + " available",
+          h("div", { cls: "muted", "data-servers-summary": "", text: running + " running · " + idle + " idle (start on first use)" + (trouble ? " · " + trouble + " with a problem" : "") }));
     var cards = h("section", { "aria-labelledby": "h-sum" }, h("h2", { id: "h-sum", cls: "sr", text: "Summary" }),
       h("div", { cls: "cards" },
-        card("Servers live", up + " / " + enabled + " enabled"),
+        serversCard,
         card("Calls, last hour", String(d.totals.calls), callsChart(d.totals, 160, 28, "All servers")),
-        card("Error rate", pct(d.totals.error_rate), h("div", { cls: "muted", text: d.totals.errors + (d.totals.errors === 1 ? " error" : " errors") })),
+        card("Error rate", pct(d.totals.error_rate), h("div", { cls: "muted", text: d.totals.errors + (d.totals.errors === 1 ? " error" : " errors") }),
+          d.totals.refused ? h("div", { cls: "muted", text: refusedText(d.totals) + " (not counted)" }) : null),
         card("Latency p50 / p95", ms(d.totals.p50_ms) + " / " + ms(d.totals.p95_ms)),
-        card("Vault", d.vault.available ? "available" : "unavailable",
-          h("div", { cls: d.vault.available ? "muted" : "err", text: d.vault.available ? (d.vault.detail || "") : (d.vault.reason || "") }),
-          d.vault.warning ? h("div", { cls: "muted", text: d.vault.warning }) : null)));
+        vaultCard(d.vault)));
+
+    // One line per stdio server: how it is confined; the details (paths for the operator) on hover.
+    function sandboxLine(b) {
+      if (!b) return null;
+      if (b.mode === "off") return h("div", { cls: "muted", "data-sandbox": "off", title: "runs with the operator's full rights", text: "not sandboxed" });
+      var count = function (x) { return typeof x === "number" ? x : x.length; };
+      var list = function (x) { return typeof x === "number" ? x + " path(s)" : (x.length ? x.join(", ") : "nothing"); };
+      var w = count(b.write);
+      var text = "sandboxed · network " + b.network + " · " + (w ? "writes " + (typeof b.write === "number" ? w + " path(s)" : b.write.join(", ")) : "writes nothing");
+      var title = [(b.backend || "sandbox") + (b.live ? "" : " (configured; not running)"), "network: " + b.network, "write: " + list(b.write), "read: " + list(b.read)];
+      if (b.roots !== undefined) title.push("roots: " + list(b.roots));
+      if (b.hidden) title.push("protected paths covered: " + b.hidden);
+      (b.notes || []).forEach(function (n) { title.push(n); });
+      return h("div", { cls: "muted", "data-sandbox": b.network, title: title.join("\\n"), text: text });
+    }
 
     var rows = d.servers.map(function (s) {
       var st = stateOf(s.state);
       var err = s.error ? h("div", { cls: "err" }, s.error, s.stderr_line ? h("code", { cls: "stderr", title: "last stderr line (redacted)", text: s.stderr_line }) : null) :
         (s.last_error ? h("div", { cls: "muted" }, "last error " + ago(s.last_error.at) + " ago: " + s.last_error.message,
           s.last_error.stderr_line ? h("code", { cls: "stderr", text: s.last_error.stderr_line }) : null) : null);
-      var acts = h("td", {});
+      var acts = h("td", { "data-label": "Actions" });
       if (csrf && d.viewer.kind === "operator") {
         if (s.enabled) {
           acts.appendChild(h("button", { type: "button", "data-action": "reconnect", "aria-label": "Reconnect " + s.name, onclick: function () { act(s.name, "reconnect", this); } }, "Reconnect"));
@@ -173,7 +224,11 @@ const SCRIPT = `
           acts.appendChild(h("button", { type: "button", "data-action": "enable", "aria-label": "Enable " + s.name, onclick: function () { act(s.name, "enable", this); } }, "Enable"));
         }
       }
-      var idle = s.last_call ? "last call " + ago(s.last_call) + " ago" : "no calls this hour";
+      var lastCall = s.last_call ? "last call " + ago(s.last_call) + " ago" : "no calls this hour";
+      var stateNote = s.failing_since ? "failing for " + ago(s.failing_since) + ", retrying" :
+        s.state === "ready" ? "up " + ago(s.since) :
+        s.state === "idle" ? "idle for " + ago(s.since) + "; starts on first use" : "for " + ago(s.since);
+      var toolsNote = s.catalog === "cached" ? "cached" + (s.listed_at ? " " + ago(s.listed_at) + " ago" : "") : s.catalog === "none" && s.enabled ? "not listed yet" : null;
       var defs = null;
       if (s.definitions) {
         defs = h("div", { "data-definitions": "" },
@@ -189,16 +244,17 @@ const SCRIPT = `
       }
       return h("tr", { "data-server": s.name, "data-state": s.state },
         h("th", { scope: "row" }, h("div", { text: s.name }), s.description ? h("div", { cls: "muted", text: s.description }) : null, defs),
-        h("td", {}, h("span", { cls: "badge s-" + st[1], "data-state-label": "", text: st[0] }),
-          h("div", { cls: "muted", text: s.failing_since ? "failing for " + ago(s.failing_since) + ", retrying" : (s.state === "ready" ? "up " : "for ") + ago(s.since) }), err),
-        h("td", {}, h("div", { text: s.transport }), s.server_version ? h("div", { cls: "muted", text: s.server_version }) : null),
-        h("td", { cls: "num", text: String(s.tools) }),
-        h("td", {}, callsChart(s.metrics, 150, 28, s.name), h("div", { cls: "muted", text: s.metrics.calls + " calls · " + pct(s.metrics.error_rate) + " errors · " + idle })),
-        h("td", {}, latencyChart(s.metrics, 150, 28, s.name), h("div", { cls: "muted", text: "p50 " + ms(s.metrics.p50_ms) + " · p95 " + ms(s.metrics.p95_ms) })),
+        h("td", { "data-label": "State" }, h("span", { cls: "badge s-" + st[1], "data-state-label": "", text: st[0] }),
+          h("div", { cls: "muted", "data-state-note": "", text: stateNote }), err),
+        h("td", { "data-label": "Transport" }, h("div", { text: s.transport }), s.server_version ? h("div", { cls: "muted", text: s.server_version }) : null, sandboxLine(s.sandbox)),
+        h("td", { cls: "num", "data-label": "Tools", "data-catalog": s.catalog }, h("span", { "data-tools": "", text: String(s.tools) }), toolsNote ? h("div", { cls: "muted", text: toolsNote }) : null),
+        h("td", { "data-label": "Calls / min (1 h)" }, callsChart(s.metrics, 150, 28, s.name),
+          h("div", { cls: "muted", "data-calls": "", text: [plural(s.metrics.calls, "call", "calls"), pct(s.metrics.error_rate) + " errors", refusedText(s.metrics), lastCall].filter(Boolean).join(" · ") })),
+        h("td", { "data-label": "Latency (1 h)" }, latencyChart(s.metrics, 150, 28, s.name), h("div", { cls: "muted", text: "p50 " + ms(s.metrics.p50_ms) + " · p95 " + ms(s.metrics.p95_ms) })),
         acts);
     });
     var servers = h("section", { "aria-labelledby": "h-servers" }, h("h2", { id: "h-servers", text: "Servers" }),
-      h("table", {}, h("thead", {}, h("tr", {}, ["Server", "State", "Transport", "Tools", "Calls / min (1 h)", "Latency (1 h)", "Actions"].map(function (t) { return h("th", { scope: "col", text: t }); }))),
+      h("table", { cls: "rows" }, h("thead", {}, h("tr", {}, ["Server", "State", "Transport", "Tools", "Calls / min (1 h)", "Latency (1 h)", "Actions"].map(function (t) { return h("th", { scope: "col", text: t }); }))),
         h("tbody", {}, rows.length ? rows : [h("tr", {}, h("td", { colspan: "7", cls: "muted", text: "No servers configured." }))])));
 
     var arows = d.agents.map(function (a) {
@@ -206,13 +262,13 @@ const SCRIPT = `
       if (a.allowed_tools !== undefined) scope += " · " + a.allowed_tools + " allowed tools";
       return h("tr", { "data-agent": a.name },
         h("th", { scope: "row" }, h("div", { text: a.name }), a.type ? h("div", { cls: "muted", text: a.type + (a.mode ? " · " + a.mode : "") }) : null),
-        h("td", { text: a.disabled ? "disabled" : scope }),
-        h("td", { cls: "num", text: String(a.tokens) }),
-        h("td", { cls: "num", text: String(a.sessions) }),
-        h("td", { text: a.last_activity ? ago(a.last_activity) + " ago" : "–" }));
+        h("td", { "data-label": "Scope", text: a.disabled ? "disabled" : scope }),
+        h("td", { cls: "num", "data-label": "Tokens", text: String(a.tokens) }),
+        h("td", { cls: "num", "data-label": "Sessions", text: String(a.sessions) }),
+        h("td", { "data-label": "Last activity", text: a.last_activity ? ago(a.last_activity) + " ago" : "–" }));
     });
     var agents = h("section", { "aria-labelledby": "h-agents" }, h("h2", { id: "h-agents", text: "Agents" }),
-      h("table", {}, h("thead", {}, h("tr", {}, ["Agent", "Scope", "Tokens", "Sessions", "Last activity"].map(function (t) { return h("th", { scope: "col", text: t }); }))),
+      h("table", { cls: "rows" }, h("thead", {}, h("tr", {}, ["Agent", "Scope", "Tokens", "Sessions", "Last activity"].map(function (t) { return h("th", { scope: "col", text: t }); }))),
         h("tbody", {}, arows.length ? arows : [h("tr", {}, h("td", { colspan: "5", cls: "muted", text: "No agents configured." }))])));
 
     var foot = h("p", { cls: "muted" }, "Updated " + new Date(d.generated).toLocaleTimeString() + " · catalogue " + d.catalog_revision.slice(-8) +

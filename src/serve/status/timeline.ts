@@ -30,6 +30,9 @@ export class ServerTimeline {
     private readonly now: () => number = Date.now,
   ) {
     this.off = hub.supervisor.onChange((server) => this.observe(server));
+    // Every server is in some state from the start (idle, waiting for its first use, included):
+    // a server that never changes state would otherwise be "idle for 0s" at the first look.
+    for (const server of Object.keys(hub.config.servers)) this.observe(server);
   }
 
   /** When the server entered its current state (ms since the epoch). */

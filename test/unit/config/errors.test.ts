@@ -36,7 +36,7 @@ describe("malformed configs get one precise message", () => {
     [
       "unknown server key with no close match lists the allowed keys",
       "servers:\n  github:\n    command: gh\n    frobnicate: 1\n",
-      "mcphub.yaml: servers.github.frobnicate: unknown key; allowed keys: command, args, env, cwd, url, transport, headers, enabled, description, tags, use_when, tool_use_when, vault, vault_only, vault_prefix, start, idle_timeout, namespace, connection, roots, oauth, effects, pin_definitions, quarantine",
+      "mcphub.yaml: servers.github.frobnicate: unknown key; allowed keys: command, args, env, cwd, url, transport, headers, enabled, description, tags, use_when, tool_use_when, vault, vault_only, vault_prefix, start, idle_timeout, namespace, connection, roots, oauth, effects, pin_definitions, quarantine, sandbox",
     ],
     [
       "both command and url",
@@ -104,6 +104,12 @@ describe("malformed configs get one precise message", () => {
       'mcphub.yaml: agents.mine.type: type must be one of local-agent, claude, claude-desktop, cursor, vscode, codex, opencode, gemini, copilot, qwen, crush, kilo, kimi, hermes, forge (got "claud"; did you mean "claude"?)',
     ],
     ["listen not host:port", "listen: localhost\n", 'mcphub.yaml: listen: listen must be HOST:PORT, e.g. "127.0.0.1:9820"'],
+    ["a fraction where a whole number belongs", "max_sessions_per_agent: 2.5\n", "mcphub.yaml: max_sessions_per_agent: expected a whole number, got a number (2.5)"],
+    ["detached reserved above per_agent", "detached: {per_agent: 4, reserved: 5}\n", "mcphub.yaml: detached.reserved: detached.reserved must not be larger than detached.per_agent"],
+    ["http_limits header longer than the whole request", "http_limits: {header_timeout: 60s, request_timeout: 30s}\n", "mcphub.yaml: http_limits.header_timeout: http_limits.header_timeout must not be longer than http_limits.request_timeout (the whole request includes its head)"],
+    ["http_limits zero timeout", "http_limits: {keep_alive_timeout: 0}\n", "mcphub.yaml: http_limits.keep_alive_timeout: http_limits.keep_alive_timeout must be positive"],
+    ["http_limits per-client cap above the total", "http_limits: {max_connections: 10}\n", "mcphub.yaml: http_limits.max_connections_per_client: http_limits.max_connections_per_client must not be larger than http_limits.max_connections"],
+    ["detached shared negative", "detached: {shared: -1}\n", "mcphub.yaml: detached.shared: detached.shared must be at least 0"],
     [
       "env on a remote server",
       "servers:\n  a:\n    url: http://127.0.0.1:3001/mcp\n    env:\n      TOKEN: x\n",
@@ -175,7 +181,26 @@ describe("malformed configs get one precise message", () => {
     [
       "JSON syntax error (trailing comma) with line and column",
       '{\n  "servers": {\n    "a": {"command": "x",}\n  }\n}\n',
-      "mcphub.json:3:26: JSON syntax error: Expected double-quoted property name",
+      "mcphub.json:3:26: JSON syntax error: expected a key after the comma (JSON allows no comma before } or ])",
+      "json",
+    ],
+    // Issue 24, item 9: these pointed past the end of the file and quoted it across lines.
+    [
+      "JSON syntax error: a bare word, at its own line and column, on one line",
+      '{\n  "servers": {\n    "a": {"command": x}\n  }\n}\n',
+      'mcphub.json:3:22: JSON syntax error: unexpected x: expected a value (text needs double quotes, "x")',
+      "json",
+    ],
+    [
+      "JSON syntax error: text after the document, where it is",
+      '{\n  "servers": {}\n}\n}\n',
+      'mcphub.json:4:1: JSON syntax error: unexpected "}" after the end of the document',
+      "json",
+    ],
+    [
+      "JSON syntax error: the file ends early, pointed at its last character",
+      '{\n  "servers": {\n',
+      "mcphub.json:2:14: JSON syntax error: the file ends before the } that closes an object",
       "json",
     ],
   ];

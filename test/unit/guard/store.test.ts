@@ -1,12 +1,13 @@
 // Pinned definitions: the hash, the change summary, and the store shared by gateway processes
 // (trust on first use, quarantine, changes, approvals, damaged files, several writers at once).
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import fs, { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { syncBuiltinESMExports } from "node:module";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { changeSummary, definitionHash, descriptionDiff, pinnedDefinition, type PinnedDefinition } from "../../../src/guard/definitions.js";
-import { DefinitionStore, observedTool } from "../../../src/guard/store.js";
+import { DefinitionStore, observedTool, REVALIDATE_MS } from "../../../src/guard/store.js";
 
 const def = (over: Partial<PinnedDefinition> = {}): PinnedDefinition => ({
   name: "look",
@@ -117,6 +118,55 @@ describe("DefinitionStore", () => {
     await store.observe("s", [tool("look", def({ description: "new" }))], { quarantine: false });
     const seen = other.read("s");
     expect("tools" in seen && seen.tools.look?.pending?.definition.description).toBe("new");
+  });
+
+  it("while the directory watch is live, a read costs no stat until the watch reports a change; an approval by another process is seen", async () => {
+    await store.observe("s", [tool("look")], { quarantine: true });
+    const changes: string[] = [];
+    const watcher = new DefinitionStore(dataDir);
+    const stop = watcher.watch((server) => changes.push(server));
+    const realStat = fs.statSync;
+    // node:fs's own object, so the named import in store.ts follows it after syncBuiltinESMExports.
+    const writable = fs as { statSync: typeof realStat };
+    let stats = 0;
+    writable.statSync = ((...a: Parameters<typeof realStat>) => {
+      stats++;
+      return realStat(...a);
+    }) as typeof realStat;
+    syncBuiltinESMExports();
+    try {
+      expect(watcher.watched).toBe(true);
+      const t0 = Date.now();
+      const first = watcher.read("s", t0);
+      expect("tools" in first && first.tools.look?.pending).toBeTruthy();
+      for (let i = 0; i < 100; i++) expect(watcher.read("s", t0 + 10)).toBe(first);
+      expect(stats).toBe(1);
+      // Re-checked once REVALIDATE_MS passed, even without an event.
+      watcher.read("s", t0 + REVALIDATE_MS + 1);
+      expect(stats).toBe(2);
+      // `mcphub approve` in another process: the watch reports it, the next read sees it.
+      const child = join(import.meta.dirname, "store-approve-child.ts");
+      await new Promise<void>((resolve, reject) => {
+        const p = spawn(process.execPath, ["--import", "tsx", child, dataDir, "s", "look"], { cwd: join(import.meta.dirname, "..", "..", ".."), stdio: ["ignore", "ignore", "pipe"] });
+        let err = "";
+        p.stderr.on("data", (d: Buffer) => (err += d.toString()));
+        p.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`approve child exited ${code}: ${err}`))));
+      });
+      for (let i = 0; i < 200 && !changes.includes("s"); i++) await new Promise((r) => setTimeout(r, 10));
+      const after = watcher.read("s", t0 + REVALIDATE_MS + 2);
+      expect("tools" in after && after.tools.look?.approved?.by).toBe("operator");
+      // Without the watch, every read stats again.
+      stop();
+      expect(watcher.watched).toBe(false);
+      const before = stats;
+      watcher.read("s");
+      watcher.read("s");
+      expect(stats).toBe(before + 2);
+    } finally {
+      writable.statSync = realStat;
+      syncBuiltinESMExports();
+      stop();
+    }
   });
 
   it("a damaged file is reported, never read as empty (which would trust everything again)", async () => {

@@ -6,6 +6,8 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { encodeRecord, queryStats, type CallRecord } from "../../../src/telemetry/index.js";
 import { MAX_SAMPLES_PER_BUCKET, RecentCalls } from "../../../src/telemetry/recent.js";
+import { NOT_SENT_ERROR_CLASSES } from "../../../src/telemetry/record.js";
+import type { RefusalReason } from "../../../src/guard/refusals.js";
 
 let dataDir: string;
 beforeEach(() => {
@@ -44,6 +46,38 @@ function write(records: CallRecord[]): void {
 }
 
 describe("RecentCalls", () => {
+  it("counts calls refused before they reached the server apart: not its errors, not its latency (issue 24, item 7)", async () => {
+    write([
+      rec(NOW - 5 * MIN, "memory", { duration_ms: 40 }),
+      rec(NOW - 4 * MIN, "memory", { duration_ms: 60, ok: false, error_class: "tool_error" }),
+      rec(NOW - 3 * MIN, "memory", { duration_ms: 0, ok: false, error_class: "invalid_arguments" }),
+      rec(NOW - 2 * MIN, "memory", { duration_ms: 0, ok: false, error_class: "denied" }),
+      rec(NOW - 1 * MIN, "memory", { duration_ms: 0, ok: false, error_class: "declined" }),
+    ]);
+    const recent = new RecentCalls(dataDir, { now: () => NOW, minRefreshMs: 0 });
+    await recent.refresh();
+    const m = recent.server("memory");
+    expect(m).toMatchObject({ calls: 2, errors: 1, errorRate: 0.5, refused: 3, p50Ms: 40, p95Ms: 60 });
+    expect(recent.total()).toMatchObject({ calls: 2, errors: 1, refused: 3 });
+    expect(m.lastCall).toBe(NOW - 1 * MIN);
+  });
+
+  it("every guardrail refusal reason and invalid_arguments is a never-sent class", () => {
+    // A new refusal reason fails to compile here until it is listed (and so counted apart).
+    const reasons: Record<RefusalReason, true> = {
+      denied: true,
+      effect_not_allowed: true,
+      definition_changed: true,
+      awaiting_approval: true,
+      definitions_unreadable: true,
+      confirmation_unavailable: true,
+      confirmation_timeout: true,
+      declined: true,
+    };
+    for (const r of [...Object.keys(reasons), "invalid_arguments"]) expect(NOT_SENT_ERROR_CLASSES.has(r), r).toBe(true);
+    for (const r of ["tool_error", "timeout", "outcome_unknown", "not_connected", "needs_auth", "error"]) expect(NOT_SENT_ERROR_CLASSES.has(r), r).toBe(false);
+  });
+
   it("counts the last hour across two day files exactly as queryStats does", async () => {
     const records: CallRecord[] = [];
     for (let i = 0; i < 300; i++) {

@@ -1,11 +1,18 @@
 // Reading a POST body with a size limit, without the Web-stream conversion the SDK's transport
-// goes through. The limit and the 413 message are the SDK's (server/requestBody.js).
+// goes through. The 413 message is the SDK's (server/requestBody.js) plus the setting to change;
+// the daemon passes max_message_size as the limit.
 import type { IncomingMessage } from "node:http";
 import { DEFAULT_MAX_REQUEST_BODY_SIZE } from "@modelcontextprotocol/sdk/server/requestBody.js";
 
-export { requestBodyTooLargeMessage as bodyTooLargeMessage } from "@modelcontextprotocol/sdk/server/requestBody.js";
+import { requestBodyTooLargeMessage } from "@modelcontextprotocol/sdk/server/requestBody.js";
+import { formatBytes } from "../../../util/units.js";
 
-/** The SDK's default upper bound on a request body (4 MiB). */
+/** The SDK's 413 message, plus the setting that decides the limit (the daemon's is max_message_size). */
+export function bodyTooLarge(max: number): string {
+  return `${requestBodyTooLargeMessage(max)} (max_message_size, ${formatBytes(max)})`;
+}
+
+/** The SDK's default upper bound on a request body (4 MiB), for a transport given no limit. */
 export const MAX_BODY_BYTES = DEFAULT_MAX_REQUEST_BODY_SIZE;
 
 export type Body = { tooLarge: true } | { tooLarge: false; text: string };

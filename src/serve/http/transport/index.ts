@@ -4,4 +4,5 @@
 // the session's event log for resumption (events.ts), bounded bodies (body.ts) and the SDK's exact
 // refusals (replies.ts). select.ts picks it or the SDK's own (`http_transport: sdk`). This module
 // is its entry point.
+export { bodyTooLarge } from "./body.js";
 export { createSessionTransport, type HttpSessionTransport, type HttpTransportKind, type SessionTransportOptions } from "./select.js";

@@ -19,7 +19,7 @@ import {
   type RequestId,
   type RequestInfo,
 } from "@modelcontextprotocol/sdk/types.js";
-import { bodyTooLargeMessage, MAX_BODY_BYTES, readBody } from "./body.js";
+import { bodyTooLarge, MAX_BODY_BYTES, readBody } from "./body.js";
 import { EventLog, parseEventId } from "./events.js";
 import { Exchange, type ExchangeHost } from "./exchange.js";
 import { MAX_BATCH_SIZE } from "@modelcontextprotocol/sdk/server/requestBody.js";
@@ -145,7 +145,7 @@ export class LeanHttpTransport implements Transport, ExchangeHost {
       } catch {
         return refuseWith(res, "parseError");
       }
-      if (body.tooLarge) return refuse(res, 413, -32000, bodyTooLargeMessage(this.maxBody));
+      if (body.tooLarge) return refuse(res, 413, -32000, bodyTooLarge(this.maxBody));
       try {
         raw = JSON.parse(body.text);
       } catch {

@@ -14,10 +14,13 @@ export interface HttpSessionTransport extends Transport {
 }
 
 export interface SessionTransportOptions {
+  /** Largest request body (the daemon's max_message_size). */
+  maxBodyBytes: number;
   sessionIdGenerator: () => string;
   onsessioninitialized: (sessionId: string) => void;
 }
 
 export function createSessionTransport(kind: HttpTransportKind, opts: SessionTransportOptions): HttpSessionTransport {
-  return kind === "sdk" ? new StreamableHTTPServerTransport(opts) : new LeanHttpTransport(opts);
+  const { maxBodyBytes, ...rest } = opts;
+  return kind === "sdk" ? new StreamableHTTPServerTransport({ ...rest, maxRequestBodySize: maxBodyBytes }) : new LeanHttpTransport({ ...rest, maxBodyBytes });
 }
