@@ -21,7 +21,7 @@ import { foldText, indexTerms, queryTerms as queryTermsOf, searchTerms, type Ter
 import { truncateUtf8 } from "../../util/text.js";
 import { Vocabulary } from "./vocabulary.js";
 import { addTo, removeFrom } from "../../util/multimap.js";
-import { ActionIndex, directObject, isDeprecated, queryActions, replacementOf, toolActions } from "./signals/index.js";
+import { ActionIndex, directObject, isDeprecated, isQuestion, queryActions, replacementOf, toolActions } from "./signals/index.js";
 
 export interface RankedMatch {
   entry: CatalogEntry;
@@ -469,6 +469,7 @@ export class SearchIndex {
       const name = (id: number): string => (this.docs[id] as Doc).entry.namespaced;
       // Exact names first, then score descending, then pins, then the least harmful effect, then namespaced name.
       const preferred = (id: number): boolean => prefer !== undefined && prefer((this.docs[id] as Doc).entry);
+      const harm = isQuestion(query) ? EFFECT_ORDER.question : EFFECT_ORDER.request;
       const before = (a: number, b: number): boolean => {
         if (exact.size > 0) {
           const ea = exact.has(a);
@@ -482,8 +483,8 @@ export class SearchIndex {
           if (pa !== preferred(b)) return pa;
         }
         // Evidence cannot tell them apart: the tool that declares it does the least harm first.
-        const fa = this.docEffect[a] as number;
-        const fb = this.docEffect[b] as number;
+        const fa = harm[this.docEffect[a] as number] as number;
+        const fb = harm[this.docEffect[b] as number] as number;
         if (fa !== fb) return fa < fb;
         return name(a) < name(b);
       };
@@ -927,15 +928,22 @@ export function conceptsOf(terms: readonly Term[]): Term[][] {
 }
 
 /**
- * Whether a tool declares it does no harm (MCP tool annotations): 0 read-only or only additive
- * (`destructiveHint: false`), 1 may be destructive (the spec's default when a tool says nothing).
- * Read-only and additive tools are one class: ranking a reader above a writer on a tie would
- * answer "remember that Alice works at Acme" with open_nodes, and neither harms anything.
+ * What a tool declares it may do (MCP tool annotations): 0 read-only, 1 only additive
+ * (`destructiveHint: false`), 2 may be destructive (the spec's default when a tool says nothing).
  */
 function effectRank(entry: CatalogEntry): number {
   const a = entry.annotations;
-  return a?.["readOnlyHint"] === true || a?.["destructiveHint"] === false ? 0 : 1;
+  if (a?.["readOnlyHint"] === true) return 0;
+  return a?.["destructiveHint"] === false ? 1 : 2;
 }
+
+/**
+ * How a tie is ordered by declared effect (index = effectRank). A question ("what do you remember
+ * about me") asks to learn something: the readers first, then the writers, then what may destroy.
+ * A request to act ("remember that Alice works at Acme") may want a writer: read-only and additive
+ * tools are one class (neither harms anything), before what may destroy.
+ */
+const EFFECT_ORDER = { question: [0, 1, 2], request: [0, 0, 1] } as const;
 
 /** A name's distinct stems, each with the first word that gave it (folded, as written). */
 function nameWords(name: string): { stem: string; word: string }[] {

@@ -2,7 +2,7 @@
 // coverage, and pins as tie-breakers. Each test fails when its signal is turned off.
 import { afterEach, describe, expect, it } from "vitest";
 import { SCORER, SearchIndex } from "../../../src/catalog/search/index.js";
-import { ActionIndex, queryActions, toolActions } from "../../../src/catalog/search/signals/action.js";
+import { ActionIndex, isQuestion, queryActions, toolActions } from "../../../src/catalog/search/signals/action.js";
 import { isDeprecated } from "../../../src/catalog/search/signals/deprecated.js";
 import { wordnet } from "../../../src/catalog/search/text/wordnet.js";
 import { entry, indexOf } from "./entries.js";
@@ -155,5 +155,19 @@ describe("declared effect on a tie", () => {
       "memory__clear_graph",
       "memory__delete_entities",
     ]);
+  });
+
+  it("puts the readers first when the request is a question, and says which requests are", () => {
+    const idx = indexOf(catalogue);
+    expect(names(idx, "what do you remember about Alice")).toEqual([
+      "memory__open_nodes",
+      "memory__add_observations",
+      "memory__create_entities",
+      "memory__clear_graph",
+      "memory__delete_entities",
+    ]);
+    expect(["what do you know", "is there a file called .env?", "did I tell you my favourite colour", "How many"].map(isQuestion)).toEqual([true, true, true, true]);
+    // Modals open polite requests to act; a "that" clause is a statement.
+    expect(["can you read docs/setup.md", "remember that Alice prefers tea", "what's 40 plus 2"].map(isQuestion)).toEqual([false, false, true]);
   });
 });

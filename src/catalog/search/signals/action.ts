@@ -80,6 +80,20 @@ export function toolActions(entry: Pick<CatalogEntry, "tool" | "description">): 
 const DETERMINERS = new Set(["a", "an", "the", "this", "that", "these", "those", "my", "your", "our", "their", "his", "her", "its", "each", "every", "no"]);
 
 /**
+ * Words a question opens with: the interrogatives and the auxiliaries English inverts ("what do
+ * you remember about me", "is there a file called .env", "did I tell you..."). A closed
+ * grammatical class, like the determiners. Modals (can, could, would, will) are left out: "can
+ * you read docs/setup.md" is a polite request to act.
+ */
+const QUESTION_OPENERS = new Set(["what", "which", "who", "whom", "whose", "when", "where", "why", "how", "is", "are", "was", "were", "am", "do", "does", "did", "has", "have", "had"]);
+
+/** Whether a request asks to learn something rather than to have something done. */
+export function isQuestion(query: string): boolean {
+  for (const w of words(query)) return QUESTION_OPENERS.has(w);
+  return false;
+}
+
+/**
  * The request's direct object: the first content word after its leading verb that is not a
  * generic word ("create *an entity* Alice with the observation ...", "add a new *person*"). A tool
  * name is a verb and its object (create_entities), so the pair is what the name should hold: the
