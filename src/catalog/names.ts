@@ -3,7 +3,7 @@
 // would collide with another tool of the same server, in which case the wire name is kept. The
 // same plan answers the inbound direction, so every name we advertise (and every legacy spelling
 // of it) resolves back to exactly one wire name.
-import { byteOrder } from "../util/canonical-json.js";
+import { byteOrder } from "../util/json/canonical.js";
 
 /** Separates server and tool in every public name. Server names never contain it. */
 export const NAMESPACE_SEPARATOR = "__";

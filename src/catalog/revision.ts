@@ -3,7 +3,7 @@
 // ranking reads (names, descriptions, hints, input field names) and nothing else, so a downstream
 // changing an annotation or an output schema does not invalidate clients' routing caches.
 import { createHash } from "node:crypto";
-import { byteOrder } from "../util/canonical-json.js";
+import { byteOrder } from "../util/json/canonical.js";
 import type { CatalogEntry } from "./types.js";
 
 export const CATALOG_REVISION_PREFIX = "catalog-v1-";

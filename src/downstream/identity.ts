@@ -4,7 +4,7 @@
 // (description, tags, use_when), `start` and `idle_timeout` are not part of the connection.
 import { createHash } from "node:crypto";
 import type { ServerConfig } from "../config/schema.js";
-import { canonicalJson } from "../util/canonical-json.js";
+import { canonicalJson } from "../util/json/canonical.js";
 
 function connectionFields(cfg: ServerConfig, values: boolean) {
   const keysOrValues = (m: Record<string, string> | undefined) =>

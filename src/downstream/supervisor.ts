@@ -8,7 +8,7 @@ import { isPerSession, type ServerConfig } from "../config/schema.js";
 import { DEFAULT_BACKOFF } from "./backoff.js";
 import { Downstream, type DownstreamDeps } from "./downstream.js";
 import { connectionKey } from "./identity.js";
-import { canonicalJson } from "../util/canonical-json.js";
+import { canonicalJson } from "../util/json/canonical.js";
 import { NotConnectedError, type CallOptions, type DownstreamSnapshot, type SupervisorOptions } from "./types.js";
 
 /** What reconcile() did, server names sorted. */

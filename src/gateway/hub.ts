@@ -17,7 +17,7 @@ import type { Config } from "../config/schema.js";
 import { connectionFingerprint } from "../downstream/identity.js";
 import { Supervisor, type ReconcileResult } from "../downstream/supervisor.js";
 import type { SecretResolver } from "../downstream/types.js";
-import { canonicalJson } from "../util/canonical-json.js";
+import { canonicalJson } from "../util/json/canonical.js";
 import { Telemetry } from "../telemetry/index.js";
 import { DetachedJournal } from "../vault/detached.js";
 import { openKeyring, type Keyring } from "../vault/keys.js";
@@ -156,7 +156,12 @@ export class Hub {
     this.telemetry = Telemetry.open({ dataDir: opts.dataDir });
     // The vault is opened in the background: initialize and tools/list never wait for it.
     this.stores = openStores(opts, openOnce).catch((err: unknown) => ({ error: errorText(err) }));
-    this.detached = new DetachedRegistry({ journal: () => this.journal(), log: opts.log, limits: () => this.config.detached });
+    this.detached = new DetachedRegistry({
+      journal: () => this.journal(),
+      log: opts.log,
+      retentionMs: () => this.config.result_retention,
+      limits: () => this.config.detached,
+    });
     this.calls = this.callPorts();
   }
 
@@ -183,6 +188,12 @@ export class Hub {
               ...o.limits,
               ...(o.signal ? { signal: o.signal } : {}),
               ...(o.onProgress ? { onProgress: o.onProgress } : {}),
+              ...(o.task ? { task: o.task } : {}),
+              // The pass-through routes by the downstream's task id; the registry mirrors its status.
+              onTask: (t) => {
+                route.onTask?.(t);
+                o.onTask?.(t);
+              },
             }),
           o.signal,
         ),

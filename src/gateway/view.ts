@@ -7,7 +7,7 @@ import { catalogRevision } from "../catalog/revision.js";
 import { capabilityHints, capabilitySummary, type SummaryServer } from "../catalog/search/summary.js";
 import type { CatalogEntry } from "../catalog/types.js";
 import { isNamespaced, type Config } from "../config/schema.js";
-import { canonicalJson } from "../util/canonical-json.js";
+import { canonicalJson } from "../util/json/canonical.js";
 import type { Guard } from "../guard/index.js";
 import { managementDefinitions, managementToolFor, type ManagementNaming, type ManagementTool, advertisedName } from "./management.js";
 import { type BudgetReport, buildInstructions, effectivePins, type MountPlan, pinMatches, planMounts, Scope, selectAdvertised } from "./policy/index.js";
@@ -93,6 +93,8 @@ export class AgentView {
         pins: this.pins,
         planOf: (server) => this.catalog.planOf(server),
         resultsUnchanged: receiptBudget(this.config) === undefined,
+        // Every session serves MCP tasks: any mounted tool may be called as one, or plainly.
+        taskSupport: "optional",
         bareName: (e) => {
           const m = this.toolMounts().byPublished.get(e.wire);
           return m !== undefined && m.item.namespaced === e.namespaced ? e.wire : undefined;

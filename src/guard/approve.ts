@@ -5,7 +5,7 @@
 import { readdirSync } from "node:fs";
 import { planPublicNames } from "../catalog/names.js";
 import type { Config } from "../config/index.js";
-import { byteOrder } from "../util/canonical-json.js";
+import { byteOrder } from "../util/json/canonical.js";
 import { changeSummary, descriptionDiff, type PinnedDefinition } from "./definitions.js";
 import { DefinitionStore } from "./store.js";
 

@@ -4,7 +4,7 @@
 // what changed between two versions. Titles, icons and _meta are display data and not pinned.
 import { createHash } from "node:crypto";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import { canonicalJson } from "../util/canonical-json.js";
+import { canonicalJson } from "../util/json/canonical.js";
 import { clipUtf8, collapseWhitespace } from "../util/text.js";
 
 export interface PinnedDefinition {

@@ -13,7 +13,7 @@ import { openDocument } from "./documents.js";
 import { backupFile, readIfExists, writeAtomic } from "./files.js";
 import { adapterFor } from "./registry.js";
 import { ownedNames, readState, writeState, type PlanRecord, type SyncState } from "./state.js";
-import { canonicalJson } from "../util/canonical-json.js";
+import { canonicalJson } from "../util/json/canonical.js";
 import type { HarnessAdapter, NeutralEntry, RawValue } from "./types.js";
 
 export type SyncActionKind = "add" | "update" | "remove" | "unchanged";

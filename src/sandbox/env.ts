@@ -1,5 +1,5 @@
 // The environment of a sandboxed server. Unsandboxed, a server gets the gateway's environment
-// minus what belongs to someone else (downstream/child-env.ts: the vault passphrase, other
+// minus what belongs to someone else (downstream/stdio/child-env.ts: the vault passphrase, other
 // servers' variables, stale vault names). Inside a sandbox that is kept and narrowed to an
 // allow-list, because an ambient variable is as good a way out for a secret as a file
 // (AWS_SECRET_ACCESS_KEY, GITHUB_TOKEN and friends live in many shells):
@@ -15,7 +15,7 @@ const BASE_PREFIXES = ["LC_"];
 const NETWORK = ["HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "no_proxy", "all_proxy", "SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE"];
 
 export interface SandboxEnvInput {
-  /** The server's environment after env isolation (downstream/child-env.ts). */
+  /** The server's environment after env isolation (downstream/stdio/child-env.ts). */
   env: Record<string, string>;
   /** Names the server was configured with (its `env:` block and vault secrets): always kept. */
   own: readonly string[];

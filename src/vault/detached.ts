@@ -1,7 +1,10 @@
-// The detached-call journal: one small encrypted record per detached call under vault/detached/,
-// rewritten atomically as the call moves pending → done | failed. Any gateway process of the same
-// user can read it, so a finished detached result survives a restart. The owner {pid, instance}
-// lets a reader tell a pending call whose gateway died (it will never finish) from a live one.
+// The detached-call journal: one small encrypted record per detached call (a `detach: true` call,
+// an MCP task, a plain call of a tool that must run as a task) under vault/detached/, rewritten
+// atomically as the call moves pending → done | failed | cancelled. Any gateway process of the
+// same user can read it, so a finished result survives a restart. The owner {pid, instance} lets
+// a reader tell a pending call whose gateway died (it will never finish) from a live one. The
+// task fields (origin, ttl, pollInterval, updated, statusMessage, downstreamTask) are optional:
+// records written by older versions still read, and keep their old expiry rule.
 import { stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
@@ -11,6 +14,17 @@ import { STALE_TEMP_MS, ensurePrivateDir, isErrno, isPidAlive, listDir } from ".
 import { openKeyring, vaultPaths, type Keyring } from "./keys.js";
 import { SealedFileError, readSealedFile, writeSealedFile } from "./sealedfile.js";
 
+/** How a journaled call was started. */
+export const DETACHED_ORIGINS = ["detach", "task", "auto"] as const;
+export type DetachedOrigin = (typeof DETACHED_ORIGINS)[number];
+
+/** A JSON-RPC error the call's request would have been answered with (an MCP task returns it from tasks/result). */
+export interface RpcErrorRecord {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
 interface DetachedBase {
   callId: string;
   server: string;
@@ -19,15 +33,33 @@ interface DetachedBase {
   agent: string;
   started: number;
   owner: { pid: number; instance: string };
+  /** detach: call_tool {detach: true}; task: a task-augmented tools/call; auto: a plain call of a tool that must run as a task. */
+  origin?: DetachedOrigin;
+  /** The record's lifetime in ms from `started` (the actual one, after clamping). */
+  ttl?: number;
+  /** Suggested time between polls, in ms. */
+  pollInterval?: number;
+  /** When the record last changed (ms since the epoch). */
+  updated?: number;
+  /** Human-readable state, e.g. the downstream task's own status message or why it failed. */
+  statusMessage?: string;
+  /** The id of the task the downstream runs for this call, when it runs one; never shown to the agent. */
+  downstreamTask?: string;
 }
 
 export type DetachedRecord = DetachedBase &
   (
     | { state: "pending" }
-    | { state: "failed"; error: string; finished: number }
+    /** rpcError: set when the call's request would have been answered with a JSON-RPC error. */
+    | { state: "failed"; error: string; finished: number; rpcError?: RpcErrorRecord }
     /** resultJson: the finalised CallToolResult JSON (small; a receipt when the result was big). */
     | { state: "done"; finished: number; resultJson: string }
+    /** Cancelled by the agent (tasks/cancel); whatever the call did after that is not recorded. */
+    | { state: "cancelled"; finished: number }
   );
+
+/** A finished task stays readable at least this long after it finished, whatever its ttl. */
+export const FINISHED_GRACE_MS = 60_000;
 
 const BaseSchema = z.object({
   callId: z.string(),
@@ -37,11 +69,19 @@ const BaseSchema = z.object({
   agent: z.string(),
   started: z.number(),
   owner: z.object({ pid: z.number().int(), instance: z.string() }),
+  origin: z.enum(DETACHED_ORIGINS).optional(),
+  ttl: z.number().int().positive().optional(),
+  pollInterval: z.number().int().positive().optional(),
+  updated: z.number().optional(),
+  statusMessage: z.string().optional(),
+  downstreamTask: z.string().optional(),
 });
+const RpcErrorSchema = z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() });
 const RecordSchema = z.discriminatedUnion("state", [
   BaseSchema.extend({ state: z.literal("pending") }),
-  BaseSchema.extend({ state: z.literal("failed"), error: z.string(), finished: z.number() }),
+  BaseSchema.extend({ state: z.literal("failed"), error: z.string(), finished: z.number(), rpcError: RpcErrorSchema.optional() }),
   BaseSchema.extend({ state: z.literal("done"), finished: z.number(), resultJson: z.string() }),
+  BaseSchema.extend({ state: z.literal("cancelled"), finished: z.number() }),
 ]);
 
 const MAGIC = Buffer.from("MCPHDET1", "ascii");
@@ -120,26 +160,43 @@ export class DetachedJournal {
 
   /** Live records: how many, and how many of those are still pending. */
   async stats(now: number = Date.now()): Promise<{ count: number; pending: number }> {
-    const names = await listDir(this.dir);
-    let count = 0;
-    let pending = 0;
-    for (const name of names) {
+    const live = await this.list(undefined, now);
+    return { count: live.length, pending: live.filter((r) => r.state === "pending").length };
+  }
+
+  /**
+   * Every live record (of one agent, when `agent` is given), newest first (by `started`, then
+   * callId). Records that fail authentication are left out: they are nobody's to list.
+   */
+  async list(agent?: string, now: number = Date.now()): Promise<DetachedRecord[]> {
+    const out: DetachedRecord[] = [];
+    for (const name of await listDir(this.dir)) {
       if (!name.endsWith(".rec")) continue;
       try {
         const rec = await this.get(name.slice(0, -".rec".length), now);
-        if (!rec) continue;
-        count++;
-        if (rec.state === "pending") pending++;
+        if (rec && (agent === undefined || rec.agent === agent)) out.push(rec);
       } catch (err) {
         if (!(err instanceof VaultTamperedError)) throw err;
       }
     }
-    return { count, pending };
+    return out.sort((a, b) => b.started - a.started || (a.callId < b.callId ? -1 : a.callId > b.callId ? 1 : 0));
   }
 
+  /**
+   * With a ttl: gone `ttl` after it started, except while it still runs (pending, owner alive),
+   * and a finished record stays at least FINISHED_GRACE_MS after finishing (a requestor polling at
+   * the suggested interval must get to see a result that came late or under a short ttl). Without
+   * one (older records): finished ones go `retentionMs` after finishing, pending ones
+   * `retentionMs` after starting once their owner is gone.
+   */
   private isExpired(rec: DetachedRecord, now: number): boolean {
-    if (rec.state !== "pending") return rec.finished + this.retentionMs <= now;
-    return rec.started + this.retentionMs <= now && !isPidAlive(rec.owner.pid);
+    if (rec.ttl === undefined) {
+      if (rec.state !== "pending") return rec.finished + this.retentionMs <= now;
+      return rec.started + this.retentionMs <= now && !isPidAlive(rec.owner.pid);
+    }
+    const end = rec.started + rec.ttl;
+    if (rec.state === "pending") return end <= now && !isPidAlive(rec.owner.pid);
+    return Math.max(end, rec.finished + FINISHED_GRACE_MS) <= now;
   }
 
   private pathFor(callId: string): string {

@@ -4,7 +4,7 @@
 // to the cached one changes neither the catalogue nor `catalog_revision`, and sends no list_changed.
 import { createHash } from "node:crypto";
 import type { Prompt, Resource, ResourceTemplate, Tool } from "@modelcontextprotocol/sdk/types.js";
-import { canonicalJson } from "../../util/canonical-json.js";
+import { canonicalJson } from "../../util/json/canonical.js";
 
 export type ListingSource = "live" | "cached";
 

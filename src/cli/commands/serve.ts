@@ -1,8 +1,7 @@
 // `mcphub mcp serve` (stdio, or HTTP with --listen) and `mcphub up` (the shared HTTP daemon).
 import type { Command } from "commander";
 import { dataDir, loadConfig, parseListen, DEFAULT_LISTEN } from "../../config/index.js";
-import { stderrLogger } from "../../util/log.js";
-import { timestamper } from "../../util/log-time.js";
+import { stderrLogger, timestamper } from "../../util/log.js";
 import { CliError, type CliIO } from "../context.js";
 import { harnessFiles } from "../harness-files.js";
 

@@ -6,7 +6,7 @@ import { editConfig, pinServer, type ServerConfig } from "../../config/index.js"
 import { CliError, colors, printJson, type CliIO } from "../context.js";
 import { absolutizeTyped } from "../../config/relative-paths.js";
 import { SENSITIVE_NAME_RE } from "../../downstream/sanitize.js";
-import { findCommand } from "../../downstream/spawn-plan.js";
+import { findCommand } from "../../downstream/stdio/spawn-plan.js";
 import { ADD_OPTIONS, misplacedAddOptions } from "../add-argv.js";
 import { parseSandboxSpecs } from "../sandbox-spec.js";
 import { CatalogCache } from "../../catalog/cache/store.js";

@@ -22,7 +22,7 @@ function storeError(err: unknown): CliError {
 export function registerToken(program: Command, io: CliIO): void {
   const token = program
     .command("token")
-    .description("Manage the bearer tokens agents use to reach the HTTP daemon (mcphub up)")
+    .description("manage the bearer tokens agents use to reach the HTTP daemon (mcphub up)")
     .addHelpText("after", example(["mcphub token create claude", "mcphub token list", "mcphub token revoke claude"]));
 
   token

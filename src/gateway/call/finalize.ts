@@ -4,7 +4,7 @@
 // Fails open: when the vault is unavailable or the store fails, the full result is returned.
 import type { CatalogEntry } from "../../catalog/types.js";
 import { errorText } from "../../util/errors.js";
-import { jsonByteLength, jsonPieces } from "../../util/json-stream.js";
+import { jsonByteLength, jsonPieces } from "../../util/json/stream.js";
 import type { StoredMeta, StreamedPayload } from "../../vault/results.js";
 import { advertisedName } from "../management.js";
 import { buildReceipt, jsonBytes, receiptBudget } from "../receipts.js";

@@ -55,6 +55,8 @@ export function callContext(req: CallRequest): CallContext {
     signal: req.signal,
     onProgress: req.onProgress,
     timeoutMs: req.timeoutMs,
+    taskTtl: req.taskTtl,
+    background: req.background,
     found: undefined,
     outside: undefined,
     entry: undefined,
@@ -64,6 +66,7 @@ export function callContext(req: CallRequest): CallContext {
     durationMs: 0,
     resultBytes: 0,
     returnedBytes: 0,
+    backgrounded: undefined,
   };
 }
 

@@ -1,7 +1,7 @@
 // The record stage, always last: one telemetry record for every call that reached the guard,
 // whatever its outcome (refused, invalid, failed, answered). A call that named no tool in scope,
-// or a detached call that was only accepted (its background run records it when it ends), leaves
-// no record. Telemetry is best effort: recording never fails a call.
+// or a detached call or task that was only accepted (its background run records it when it
+// ends), leaves no record. Telemetry is best effort: recording never fails a call.
 import type { CallRecord } from "../../telemetry/index.js";
 import { estimateTokens } from "../../util/units.js";
 import type { CallContext, CallOutcome } from "./context.js";
@@ -14,7 +14,8 @@ export function record(ctx: CallContext, outcome: CallOutcome): void {
 
 function recordOf(ctx: CallContext, outcome: CallOutcome): CallRecord | undefined {
   const entry = ctx.entry;
-  if (!entry) return undefined;
+  // A call run by the background registry is recorded by its background run.
+  if (!entry || ctx.backgrounded) return undefined;
   let ok = false;
   let cls: string | undefined;
   switch (outcome.kind) {
@@ -26,8 +27,8 @@ function recordOf(ctx: CallContext, outcome: CallOutcome): CallRecord | undefine
       cls = outcome.reason;
       break;
     case "failed":
-      // A detached call whose start failed never ran: there is no call to record.
-      if (ctx.mode === "detach") return undefined;
+      // A detached call or task whose start failed never ran: there is no call to record.
+      if (ctx.mode !== "wait") return undefined;
       cls = errorClass(outcome.error);
       break;
     default:

@@ -5,7 +5,7 @@
 // never silently shadowed: two unprefixed servers offering the same name, a bare name equal to
 // some item's qualified name, or a name the gateway keeps for itself. Refused items stay
 // published under their qualified name, and the conflict is reported with both servers named.
-import { byteOrder } from "../../util/canonical-json.js";
+import { byteOrder } from "../../util/json/canonical.js";
 
 export type MountKind = "tool" | "prompt" | "resource" | "resource template";
 

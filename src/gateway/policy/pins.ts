@@ -5,7 +5,7 @@
 import type { Config } from "../../config/schema.js";
 import { pinServer } from "../../config/schema.js";
 import { namespacedAliases, NAMESPACE_SEPARATOR, stripSelfPrefix, type NamePlan } from "../../catalog/names.js";
-import { byteOrder } from "../../util/canonical-json.js";
+import { byteOrder } from "../../util/json/canonical.js";
 import { Scope } from "./scope.js";
 
 /** The pin list that applies to an agent before scoping: its own `pin`, else the global one. */

@@ -4,7 +4,7 @@
 // mean "all", `[]` means "none". Scope is curation, not a security boundary.
 import type { Config } from "../../config/schema.js";
 import { namespacedAliases, NAMESPACE_SEPARATOR, type NamePlan } from "../../catalog/names.js";
-import { byteOrder } from "../../util/canonical-json.js";
+import { byteOrder } from "../../util/json/canonical.js";
 
 export class Scope {
   /** The agent the scope was built for; undefined when serving without `--agent`. */

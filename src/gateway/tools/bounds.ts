@@ -3,7 +3,7 @@
 // it; and every answer fits response_budget: an error message is clipped, and any other answer
 // that is over the budget is stored like an oversized tool result and answered with a receipt.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { jsonByteLength, jsonPieces } from "../../util/json-stream.js";
+import { jsonByteLength, jsonPieces } from "../../util/json/stream.js";
 import { clipUtf8 } from "../../util/text.js";
 import { advertisedName, type ManagementTool } from "../management.js";
 import { buildReceipt, receiptBudget } from "../receipts.js";

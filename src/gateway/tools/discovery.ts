@@ -110,6 +110,11 @@ export async function describeTool(ctx: ToolContext, raw: unknown): Promise<Call
     input_schema: e.inputSchema,
     ...(e.outputSchema ? { output_schema: e.outputSchema } : {}),
     ...(e.annotations ? { annotations: e.annotations } : {}),
+    // As mounted: the gateway takes a plain call or a task for every tool. What the downstream
+    // itself says matters to a caller that cannot wait: a "required" tool runs as a task, and a
+    // plain call of it may come back as an accepted callId to poll.
+    execution: { taskSupport: "optional" },
+    ...downstreamTaskSupport(found.entry.definition.execution?.taskSupport),
     ...(e.useWhen.length ? { use_when: e.useWhen } : {}),
     ...(e.toolUseWhen.length ? { tool_use_when: e.toolUseWhen } : {}),
     ...ctx.hub.guard.describe(ctx.view.agent, found.entry),
@@ -117,6 +122,10 @@ export async function describeTool(ctx: ToolContext, raw: unknown): Promise<Call
     ...(down ? { server_state: { state: down.state, ...(down.reason ? { reason: down.reason } : {}), ...(down.fix ? { fix: down.fix } : {}) } } : {}),
   };
   return jsonResult(doc);
+}
+
+function downstreamTaskSupport(v: unknown): JsonObject {
+  return v === "required" || v === "optional" ? { downstream_task_support: v } : {};
 }
 
 export { BadRequest };

@@ -1,7 +1,7 @@
 // The status document: what the page draws and what `/api/status` returns. Built on request from
 // the hub's live state (server status shared with list_servers, the catalogue, the vault), the
 // daemon's sessions and the last hour of telemetry; it stores nothing of its own.
-import { byteOrder } from "../../util/canonical-json.js";
+import { byteOrder } from "../../util/json/canonical.js";
 import type { RecentCalls, RecentServerStats } from "../../telemetry/recent.js";
 import { VERSION } from "../../version.js";
 import { Scope, serverStatus, type Hub, type ServerStatus } from "../../gateway/index.js";

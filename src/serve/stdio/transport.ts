@@ -15,7 +15,7 @@
 import type { Writable } from "node:stream";
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
-import { TopLevelIdScanner } from "../../util/json-id-scan.js";
+import { TopLevelIdScanner } from "../../util/json/id-scan.js";
 import { formatBytes } from "../../util/units.js";
 import { cleanOutgoing, errorReply, inspectIncoming, type RpcErrorReply } from "../rpc-guard.js";
 

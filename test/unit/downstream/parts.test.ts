@@ -2,10 +2,10 @@
 // and the stdio transport's exit and tree-kill behaviour.
 import { describe, expect, it } from "vitest";
 import { backoffDelay } from "../../../src/downstream/backoff.js";
-import { buildChildEnv, resolveChildCwd } from "../../../src/downstream/child-env.js";
+import { buildChildEnv, resolveChildCwd } from "../../../src/downstream/stdio/child-env.js";
 import { redactPatterns, sanitizeLine, sanitizeText, summarizeStartupStderr } from "../../../src/downstream/sanitize.js";
-import { TailBuffer } from "../../../src/downstream/stderr-tail.js";
-import { ProcessGroupStdioTransport } from "../../../src/downstream/stdio-transport.js";
+import { TailBuffer } from "../../../src/downstream/stdio/stderr-tail.js";
+import { ProcessGroupStdioTransport } from "../../../src/downstream/stdio/transport.js";
 import { probeServer } from "../../../src/downstream/probe.js";
 import { alive, eventually, fixture } from "./util.js";
 

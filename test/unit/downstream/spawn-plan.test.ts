@@ -1,6 +1,6 @@
 // Issue 15, item 14: what is spawned for a stdio server on each platform, as a pure function.
 import { describe, expect, it } from "vitest";
-import { findCommand, planSpawn, quoteForCmd, type FileProbe } from "../../../src/downstream/spawn-plan.js";
+import { findCommand, planSpawn, quoteForCmd, type FileProbe } from "../../../src/downstream/stdio/spawn-plan.js";
 
 const files = (...present: string[]): FileProbe => ({ isExecutable: (p) => present.map((x) => x.toLowerCase()).includes(p.toLowerCase()) });
 const WIN_ENV = { Path: "C:\\Windows\\system32;C:\\Program Files\\nodejs", PATHEXT: ".COM;.EXE;.BAT;.CMD", ComSpec: "C:\\Windows\\system32\\cmd.exe" };

@@ -7,7 +7,7 @@ import {
   type AdvertiseInput,
 } from "../../../src/gateway/policy/advertise.js";
 import { planPublicNames } from "../../../src/catalog/names.js";
-import { canonicalJson } from "../../../src/util/canonical-json.js";
+import { canonicalJson } from "../../../src/util/json/canonical.js";
 import type { CatalogEntry } from "../../../src/catalog/types.js";
 import { entry, shuffled } from "./helpers.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { byteOrder, canonicalize, canonicalJson } from "../../../src/util/canonical-json.js";
+import { byteOrder, canonicalize, canonicalJson } from "../../../src/util/json/canonical.js";
 
 describe("canonicalJson", () => {
   it("sorts keys recursively and drops whitespace", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { TopLevelIdScanner } from "../../../src/util/json-id-scan.js";
+import { TopLevelIdScanner } from "../../../src/util/json/id-scan.js";
 
 function scan(text: string, chunk = 7) {
   const s = new TopLevelIdScanner();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { jsonByteLength, jsonPieces } from "../../../src/util/json-stream.js";
+import { jsonByteLength, jsonPieces } from "../../../src/util/json/stream.js";
 
 const SLICE = 64 * 1024;
 

@@ -2,7 +2,7 @@
 // replaces that zod parse on the daemon's hot path.
 import { JSONRPCMessageSchema, JSONRPCNotificationSchema, JSONRPCRequestSchema, JSONRPCResultResponseSchema } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
-import { messageKind } from "../../../src/util/jsonrpc.js";
+import { messageKind } from "../../../src/util/json/jsonrpc.js";
 
 const samples: unknown[] = [
   { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "x", arguments: { a: 1 } } },

@@ -7,7 +7,7 @@
 // event ids in the session's log, can be resumed after a broken connection.
 import type { ServerResponse } from "node:http";
 import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
-import { jsonTextOf } from "../../../util/json-stream.js";
+import { jsonTextOf } from "../../../util/json/stream.js";
 import type { EventLog } from "./events.js";
 import { refuseWith } from "./replies.js";
 import { SseStream } from "./sse.js";

@@ -23,7 +23,7 @@ import { bodyTooLarge, MAX_BODY_BYTES, readBody } from "./body.js";
 import { EventLog, parseEventId } from "./events.js";
 import { Exchange, type ExchangeHost } from "./exchange.js";
 import { MAX_BATCH_SIZE } from "@modelcontextprotocol/sdk/server/requestBody.js";
-import { isResponse, messageKind, progressTokenOf, type MessageKind } from "../../../util/jsonrpc.js";
+import { isResponse, messageKind, progressTokenOf, type MessageKind } from "../../../util/json/jsonrpc.js";
 import { accepts, isJsonContentType, methodNotAllowed, prefersStream, protocolVersionProblem, refuse, refuseWith } from "./replies.js";
 import { PRIMING_SINCE_VERSION, SseStream } from "./sse.js";
 

@@ -10,12 +10,12 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
 import { serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
-import { parseMessageLine } from "./fast-messages.js";
-import { LARGE_MESSAGE_CHARS, releaseMemory } from "../util/memory.js";
+import { parseMessageLine } from "../fast-messages.js";
+import { LARGE_MESSAGE_CHARS, releaseMemory } from "../../util/memory.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { TopLevelIdScanner } from "../util/json-id-scan.js";
-import { formatBytes } from "../util/units.js";
+import { TopLevelIdScanner } from "../../util/json/id-scan.js";
+import { formatBytes } from "../../util/units.js";
 import { planSpawn, type SpawnPlan } from "./spawn-plan.js";
 import { TailBuffer } from "./stderr-tail.js";
 

@@ -3,7 +3,7 @@
 // servers), plus its configured `env`, plus its vault secrets. Secrets only ever travel in env.
 import { homedir } from "node:os";
 import { resolve } from "node:path";
-import type { ServerConfig } from "../config/schema.js";
+import type { ServerConfig } from "../../config/schema.js";
 
 /** Never handed to a downstream: they unlock mcphub's own vault. */
 export const GATEWAY_ONLY_VARS = ["MCPHUB_VAULT_PASSPHRASE", "MCPHUB_VAULT_PASSPHRASE_FILE"] as const;
