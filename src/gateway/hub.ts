@@ -5,9 +5,9 @@
 // which servers start now and which on first use, waits (bounded) for servers discovery still
 // needs, and applies a reloaded config as a diff.
 import type { Store } from "../store/index.js";
-import { loginCommand } from "../auth/command.js";
+import { loginCommand, mcphubCommand } from "../auth/command.js";
 import { OAuthManager } from "../auth/manager.js";
-import { makeListing } from "../catalog/cache/listing.js";
+import { makeListing, type ServerListing } from "../catalog/cache/listing.js";
 import { CatalogCache } from "../catalog/cache/store.js";
 import { Catalog } from "../catalog/catalog.js";
 import { SemanticSearch } from "../catalog/embeddings/service.js";
@@ -178,6 +178,7 @@ export class Hub {
         ensureListing: (server, signal) => this.ensureListing(server, signal),
         ensureLive: (server, signal) => this.ensureLive(server, signal),
         waitForPending: (view, signal) => this.waitForPending(view, signal),
+        command: (args) => this.operatorCommand(args),
       },
       guard: this.guard,
       send: (caller, entry, args, o) =>
@@ -492,6 +493,22 @@ export class Hub {
   }
 
   /** Installs the server's cached listing when one exists for its current connection. */
+  /**
+   * The cached listing of a server that is configured but not installed in the catalogue (a
+   * disabled one): what discovery shows of it, marked disabled. Undefined when none was cached.
+   */
+  dormantListing(server: string): ServerListing | undefined {
+    const cfg = this.config.servers[server];
+    if (!cfg || this.catalog.listingOf(server)) return undefined;
+    const got = this.cache.read(server, connectionFingerprint(cfg));
+    return "listing" in got ? got.listing : undefined;
+  }
+
+  /** The CLI command an operator runs (with --config when this gateway's config is not the default). */
+  operatorCommand(args: readonly string[]): string {
+    return mcphubCommand(args, this.opts.configPath, this.opts.env);
+  }
+
   private loadCached(server: string): void {
     const cfg = this.config.servers[server];
     if (!cfg?.enabled) return;
@@ -531,7 +548,8 @@ async function openStores(opts: HubOptions, keyring: () => Promise<Keyring>) {
   return { results, journal };
 }
 
-function serverMeta(config: Config): Record<string, ServerMeta> {
+/** Each server's routing metadata from the config, as the catalogue attaches it to its entries. */
+export function serverMeta(config: Config): Record<string, ServerMeta> {
   const out: Record<string, ServerMeta> = {};
   for (const [name, s] of Object.entries(config.servers)) {
     out[name] = {

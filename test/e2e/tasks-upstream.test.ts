@@ -291,7 +291,7 @@ describe("upstream tasks over the stdio gateway", () => {
       let polled: CallToolResult | undefined;
       await until(async () => {
         polled = (await u.client.callTool({ name: "mcphub_poll_result", arguments: { callId: early.callId } })) as CallToolResult;
-        return !text(polled).includes('"status": "pending"');
+        return !/"status":\s*"pending"/.test(text(polled));
       }, "the report");
       expect(text(polled as CallToolResult)).toContain("# Research Report: later");
     } finally {

@@ -29,13 +29,15 @@ export type CallLimits = { timeoutMs: number } | { idleTimeoutMs: number; maxTot
 export interface ServerAccess {
   /** The config in force (a reload replaces it). */
   config(): Config;
-  catalog: Pick<Catalog, "listingOf" | "hasServer">;
+  catalog: Pick<Catalog, "listingOf" | "hasServer" | "index">;
   /** Starts the server when idle and waits (bounded) until it has a listing. */
   ensureListing(server: string, signal?: AbortSignal): Promise<void>;
   /** Starts the server when needed and waits (bounded) until its listing is live. */
   ensureLive(server: string, signal?: AbortSignal): Promise<void>;
   /** Waits (bounded) for in-scope servers whose tools are not known yet; true when any became ready. */
   waitForPending(view: AgentView, signal?: AbortSignal): Promise<boolean>;
+  /** The CLI command an operator runs (`mcphub [--config X] ARGS`), for the fixes errors name. */
+  command(args: readonly string[]): string;
 }
 
 /** A downstream's task for a call (its own id, which never goes upstream), at a status change. */

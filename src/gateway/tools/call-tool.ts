@@ -8,7 +8,7 @@ import { z } from "zod";
 import { errorText } from "../../util/errors.js";
 import { formatDuration } from "../../util/units.js";
 import { callContext, downstreamFailure, runCall, type CallOutcome } from "../call/index.js";
-import { BadRequest, badRequest, jsonResult, parseArgs, type ToolContext } from "./context.js";
+import { BadRequest, badRequest, jsonResult, normaliseToolName, parseArgs, type ToolContext } from "./context.js";
 
 const callArgs = z.strictObject({
   tool: z.string(),
@@ -20,22 +20,6 @@ const callArgs = z.strictObject({
 });
 
 const USAGE = '{tool: "server__tool", arguments: {...}} (optionally detach: true, timeout_ms)';
-
-/**
- * Models often send MCP's own field name (`name`, as in tools/call) instead of `tool`: accept it
- * as an alias. Any other unknown key gets a message naming it and the field to use.
- */
-function normaliseCallArgs(raw: unknown): unknown {
-  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return raw;
-  const obj = raw as Record<string, unknown>;
-  const known = new Set([...Object.keys(callArgs.shape), "name"]);
-  const unknown = Object.keys(obj).filter((k) => !known.has(k));
-  if (unknown.length > 0) throw new BadRequest(`unknown key \`${unknown[0]}\`; use \`tool\` for the tool name and \`arguments\` for its arguments. Send ${USAGE}.`);
-  if (!("name" in obj)) return obj;
-  const { name, ...rest } = obj;
-  if ("tool" in rest && rest["tool"] !== name) throw new BadRequest(`both \`tool\` and \`name\` were sent and differ; send only \`tool\`. Send ${USAGE}.`);
-  return { ...rest, tool: name };
-}
 
 type CallArgs = z.output<typeof callArgs>;
 const CALL_KEYS = new Set(Object.keys(callArgs.shape));
@@ -65,7 +49,7 @@ function timeoutProblem(ms: number | undefined, callTimeout: number): string | u
 }
 
 export async function callTool(ctx: ToolContext, raw: unknown): Promise<CallToolResult> {
-  const args = quickCallArgs(raw) ?? parseArgs(callArgs, normaliseCallArgs(raw), USAGE);
+  const args = quickCallArgs(raw) ?? parseArgs(callArgs, normaliseToolName(raw, Object.keys(callArgs.shape), USAGE), USAGE);
   const badTimeout = timeoutProblem(args.timeout_ms, ctx.hub.config.call_timeout);
   if (badTimeout) return badRequest(badTimeout);
   const call = callContext({
@@ -91,7 +75,7 @@ export async function callTool(ctx: ToolContext, raw: unknown): Promise<CallTool
 export async function startCallToolTask(ctx: ToolContext, raw: unknown, ttl: number | undefined): Promise<CreateTaskResult> {
   let args: CallArgs;
   try {
-    args = quickCallArgs(raw) ?? parseArgs(callArgs, normaliseCallArgs(raw), USAGE);
+    args = quickCallArgs(raw) ?? parseArgs(callArgs, normaliseToolName(raw, Object.keys(callArgs.shape), USAGE), USAGE);
   } catch (err) {
     if (err instanceof BadRequest) throw new McpError(ErrorCode.InvalidParams, err.message);
     throw err;
