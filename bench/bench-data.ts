@@ -23,6 +23,7 @@ const CatalogLine = z.object({
   tags: z.array(z.string()).optional(),
   useWhen: z.array(z.string()).optional(),
   toolUseWhen: z.array(z.string()).optional(),
+  annotations: z.record(z.string(), z.unknown()).optional(),
 });
 export type CatalogLine = z.infer<typeof CatalogLine>;
 
@@ -66,6 +67,7 @@ export function toEntry(line: CatalogLine, server = line.server): CatalogEntry {
     inputSchema,
     definition: { name: line.tool, description, inputSchema: { type: "object", ...inputSchema } },
     ...(line.title ? { title: line.title } : {}),
+    ...(line.annotations ? { annotations: line.annotations as JsonObject } : {}),
     ...(line.serverDescription ? { serverDescription: line.serverDescription } : {}),
     tags: line.tags ?? [],
     useWhen: line.useWhen ?? [],
@@ -98,11 +100,24 @@ const RequestLine = z.object({
 });
 export type RequestLine = z.infer<typeof RequestLine>;
 
-/** Our own short requests, as a person would send them to resolve_tool (bench/data/requests). */
-export function loadRequests(): RequestLine[] {
-  const lines = readJsonl(join(BENCH_DATA, "requests", "requests.jsonl"), RequestLine);
+function loadRequestFile(name: string): RequestLine[] {
+  const lines = readJsonl(join(BENCH_DATA, "requests", name), RequestLine);
   for (const l of lines) if (l.half !== halfOf(l.id)) throw new Error(`request ${l.id}: recorded half ${l.half} != hash half`);
   return lines;
+}
+
+/** Our own short requests, as a person would send them to resolve_tool (bench/data/requests). */
+export function loadRequests(): RequestLine[] {
+  return loadRequestFile("requests.jsonl");
+}
+
+/**
+ * The everyday requests on the example config written for issue 23 (bench/data/requests/
+ * everyday.jsonl): 99 requests against the example servers' 40 tools, 15 of them for things no
+ * configured tool does, written before the tool-level ranking was changed.
+ */
+export function loadEverydayRequests(): RequestLine[] {
+  return loadRequestFile("everyday.jsonl");
 }
 
 const ExampleServer = z.object({

@@ -1,13 +1,17 @@
 // Proxy overhead and advertised bytes, side by side in one run.
-//   npx tsx bench/proxy.ts [--calls 3000] [--concurrency 16] [--base DIR]
+//   npx tsx bench/proxy.ts [--calls 3000] [--concurrency 16] [--rounds 6] [--base DIR]
 // One echo tool is called sequentially and with N calls in flight: (a) directly, (b) through a
 // bare SDK pass-through forwarder, (c) through mcphub in lazy mode (mcphub_call_tool) and in
-// expose-all mode (the mounted tool). Then the JSON size of tools/list in lazy mode and in expose
-// all over the LiveMCPBench catalogue, twice each, to show byte-identity across runs.
+// expose-all mode (the mounted tool). The calls of each row are split into rounds, and the rows
+// take turns round by round (the order rotating), so load that drifts during the run (the machine
+// is shared) hits every row alike; the ratio table gives the median of the per-round ratios. CPU
+// per call is the middle process's own (utime + stime from /proc, Linux), which load changes far
+// less than latency. Then the JSON size of tools/list in lazy mode and in expose all over the
+// LiveMCPBench catalogue, twice each, to show byte-identity across runs.
 // --base DIR adds (d) rows: the same two gateway paths run by another built checkout (DIR/bin/
 // mcphub.js, e.g. main before a refactor), measured in the same run, and a (c)/(d) ratio table.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -22,6 +26,7 @@ const LIVEMCPBENCH = resolve(ROOT, "bench/data/livemcpbench/catalog.jsonl");
 const argv = process.argv.slice(2);
 const CALLS = numberFlag("calls", 3000);
 const CONCURRENCY = numberFlag("concurrency", 16);
+const ROUNDS = Math.max(1, numberFlag("rounds", 6));
 const baseAt = argv.indexOf("--base");
 const BASE_BIN = baseAt >= 0 && argv[baseAt + 1] ? join(resolve(argv[baseAt + 1] as string), "bin/mcphub.js") : undefined;
 
@@ -34,11 +39,30 @@ function writeConfig(name: string, cfg: unknown): string {
   return p;
 }
 
+/** The child each client talks to, by client: the process whose CPU a row measures. */
+const pids = new WeakMap<Client, number>();
+
 async function connect(command: string, args: string[]): Promise<Client> {
   const client = new Client({ name: "bench", version: "1.0.0" });
-  await client.connect(new StdioClientTransport({ command, args, env }));
+  const transport = new StdioClientTransport({ command, args, env });
+  await client.connect(transport);
+  if (transport.pid !== null) pids.set(client, transport.pid);
   return client;
 }
+
+/** CPU time (user + system, ms) a process has used so far; undefined off Linux. */
+function cpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    // Fields after the command name: state is 3rd, utime the 14th, stime the 15th (clock ticks).
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
+}
+/** USER_HZ: 100 on every Linux we run on. */
+const CLOCK_TICKS = 100;
 
 interface Target {
   label: string;
@@ -52,37 +76,87 @@ interface Result {
   p50: number;
   p99: number;
   rate: number;
+  /** µs of the middle process's CPU per call (undefined for the direct row or off Linux). */
+  cpuPerCall: number | undefined;
+  /** Per round: p50 ms and calls/s, for the per-round ratios. */
+  rounds: { p50: number; rate: number }[];
 }
 
 function quantile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
 }
 
-async function measure(t: Target, concurrency: number): Promise<Result> {
-  // Warm up: JIT, connection setup and the gateway's server readiness.
-  for (let i = 0; i < 100; i++) await t.call(i);
+interface Tally {
+  lat: number[];
+  ms: number;
+  cpu: number | undefined;
+  rounds: { p50: number; rate: number }[];
+}
+
+/** One round of one row: `calls` calls, `concurrency` at a time. */
+async function round(t: Target, tally: Tally, calls: number, concurrency: number, direct: boolean): Promise<void> {
   const lat: number[] = [];
   let next = 0;
+  const pid = direct ? undefined : pids.get(t.client);
+  const cpu0 = cpuMs(pid);
   const start = performance.now();
   const worker = async () => {
     for (;;) {
       const i = next++;
-      if (i >= CALLS) return;
+      if (i >= calls) return;
       const s = performance.now();
       await t.call(i);
       lat.push(performance.now() - s);
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
-  const total = performance.now() - start;
+  const ms = performance.now() - start;
+  const cpu1 = cpuMs(pid);
+  tally.ms += ms;
+  tally.lat.push(...lat);
+  tally.cpu = cpu0 === undefined || cpu1 === undefined ? undefined : (tally.cpu ?? 0) + (cpu1 - cpu0);
   lat.sort((a, b) => a - b);
-  return {
-    label: t.label,
-    mode: concurrency === 1 ? "sequential" : `${concurrency} in flight`,
-    p50: quantile(lat, 0.5),
-    p99: quantile(lat, 0.99),
-    rate: (CALLS / total) * 1000,
-  };
+  tally.rounds.push({ p50: quantile(lat, 0.5), rate: (calls / ms) * 1000 });
+}
+
+/** Every row, CALLS calls each, in ROUNDS rounds taken in turn (the order rotating). */
+async function measure(rows: Target[], concurrency: number): Promise<Result[]> {
+  // Warm up: JIT, connection setup and the gateway's server readiness.
+  for (const t of rows) for (let i = 0; i < 100; i++) await t.call(i);
+  const tallies = rows.map((): Tally => ({ lat: [], ms: 0, cpu: undefined, rounds: [] }));
+  const per = Math.ceil(CALLS / ROUNDS);
+  for (let r = 0; r < ROUNDS; r++) {
+    for (let k = 0; k < rows.length; k++) {
+      const j = (k + r) % rows.length;
+      const t = rows[j] as Target;
+      await round(t, tallies[j] as Tally, per, concurrency, t.label.startsWith("(a)"));
+    }
+  }
+  return rows.map((t, j) => {
+    const tally = tallies[j] as Tally;
+    tally.lat.sort((a, b) => a - b);
+    return {
+      label: t.label,
+      mode: concurrency === 1 ? "sequential" : `${concurrency} in flight`,
+      p50: quantile(tally.lat, 0.5),
+      p99: quantile(tally.lat, 0.99),
+      rate: (tally.lat.length / tally.ms) * 1000,
+      cpuPerCall: tally.cpu === undefined ? undefined : (tally.cpu * 1000) / tally.lat.length,
+      rounds: tally.rounds,
+    };
+  });
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+}
+
+/** Median over rounds of c's value over b's in the same round, and the range. */
+function perRound(c: Result, b: Result, pick: (r: { p50: number; rate: number }) => number): string {
+  const ratios = c.rounds.map((r, i) => pick(r) / pick(b.rounds[i] as { p50: number; rate: number }));
+  return `${median(ratios).toFixed(2)} (${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)})`;
 }
 
 async function waitForEcho(client: Client, tool: string, args: (i: number) => Record<string, unknown>) {
@@ -136,11 +210,8 @@ async function proxyOverhead(): Promise<Result[]> {
     { label: "(c) mcphub expose all", client: all, call: (i) => all.callTool({ name: "bench__echo", arguments: msg(i) }) },
   ];
   const results: Result[] = [];
-  for (const concurrency of [1, CONCURRENCY]) {
-    // The two builds alternate row by row, so drifting load hits both alike.
-    const order = base.length ? [targets[0], targets[1], targets[2], base[0], targets[3], base[1]] : targets;
-    for (const t of order) if (t) results.push(await measure(t, concurrency));
-  }
+  const rows = [...targets, ...base];
+  for (const concurrency of [1, CONCURRENCY]) results.push(...(await measure(rows, concurrency)));
   await Promise.all([...targets, ...base].map((t) => t.client.close()));
   return results;
 }
@@ -186,28 +257,36 @@ function pad(s: string, n: number): string {
 }
 
 async function main() {
-  console.log(`proxy overhead: ${CALLS} echo calls per row, node ${process.version}, ${new Date().toISOString()}`);
+  console.log(`proxy overhead: ${CALLS} echo calls per row in ${ROUNDS} rounds, node ${process.version}, ${new Date().toISOString()}, load ${loadavg().map((l) => l.toFixed(1)).join(" ")}`);
   const results = await proxyOverhead();
-  console.log(`\n${pad("path", 28)}${pad("mode", 14)}${pad("p50 ms", 10)}${pad("p99 ms", 10)}calls/s`);
+  console.log(`\n${pad("path", 28)}${pad("mode", 14)}${pad("p50 ms", 10)}${pad("p99 ms", 10)}${pad("calls/s", 10)}CPU µs/call`);
   for (const r of results) {
-    console.log(`${pad(r.label, 28)}${pad(r.mode, 14)}${pad(r.p50.toFixed(3), 10)}${pad(r.p99.toFixed(3), 10)}${r.rate.toFixed(0)}`);
+    const cpu = r.cpuPerCall === undefined ? "-" : r.cpuPerCall.toFixed(0);
+    console.log(`${pad(r.label, 28)}${pad(r.mode, 14)}${pad(r.p50.toFixed(3), 10)}${pad(r.p99.toFixed(3), 10)}${pad(r.rate.toFixed(0), 10)}${cpu}`);
   }
-  console.log(`\n${pad("ratio vs (b) bare forwarder", 42)}${pad("mode", 14)}${pad("p50 c/b", 10)}throughput c/b`);
+  console.log(`\nratio vs (b) bare forwarder: whole run, and the median (range) of the ${ROUNDS} per-round ratios`);
+  console.log(`${pad("path", 28)}${pad("mode", 14)}${pad("p50 c/b", 10)}${pad("per round", 18)}${pad("thru c/b", 10)}${pad("per round", 18)}CPU c/b`);
   for (const mode of [...new Set(results.map((r) => r.mode))]) {
     const b = results.find((r) => r.mode === mode && r.label.startsWith("(b)"));
     if (!b) continue;
-    for (const c of results.filter((r) => r.mode === mode && r.label.startsWith("(c)"))) {
-      console.log(`${pad(c.label, 42)}${pad(mode, 14)}${pad((c.p50 / b.p50).toFixed(2), 10)}${(c.rate / b.rate).toFixed(2)}`);
+    for (const c of results.filter((r) => r.mode === mode && (r.label.startsWith("(c)") || r.label.startsWith("(d)")))) {
+      const cpu = c.cpuPerCall !== undefined && b.cpuPerCall ? (c.cpuPerCall / b.cpuPerCall).toFixed(2) : "-";
+      console.log(
+        `${pad(c.label, 28)}${pad(mode, 14)}${pad((c.p50 / b.p50).toFixed(2), 10)}${pad(perRound(c, b, (r) => r.p50), 18)}${pad((c.rate / b.rate).toFixed(2), 10)}${pad(perRound(c, b, (r) => r.rate), 18)}${cpu}`,
+      );
     }
   }
   if (BASE_BIN) {
-    console.log(`\n${pad("this build (c) vs base (d)", 42)}${pad("mode", 14)}${pad("p50 c/d", 10)}${pad("p99 c/d", 10)}throughput c/d`);
+    console.log(`\n${pad("this build (c) vs base (d)", 28)}${pad("mode", 14)}${pad("p50 c/d", 10)}${pad("per round", 18)}${pad("thru c/d", 10)}${pad("per round", 18)}CPU c/d`);
     for (const mode of [...new Set(results.map((r) => r.mode))]) {
       for (const kind of ["lazy call_tool", "expose all"]) {
         const c = results.find((r) => r.mode === mode && r.label === `(c) mcphub ${kind}`);
         const d = results.find((r) => r.mode === mode && r.label === `(d) base ${kind}`);
         if (!c || !d) continue;
-        console.log(`${pad(kind, 42)}${pad(mode, 14)}${pad((c.p50 / d.p50).toFixed(2), 10)}${pad((c.p99 / d.p99).toFixed(2), 10)}${(c.rate / d.rate).toFixed(2)}`);
+        const cpu = c.cpuPerCall !== undefined && d.cpuPerCall ? (c.cpuPerCall / d.cpuPerCall).toFixed(2) : "-";
+        console.log(
+          `${pad(kind, 28)}${pad(mode, 14)}${pad((c.p50 / d.p50).toFixed(2), 10)}${pad(perRound(c, d, (r) => r.p50), 18)}${pad((c.rate / d.rate).toFixed(2), 10)}${pad(perRound(c, d, (r) => r.rate), 18)}${cpu}`,
+        );
       }
     }
   }

@@ -6,6 +6,7 @@
 //
 //   npx tsx bench/retrieval.ts                 # every set, every method
 //   npx tsx bench/retrieval.ts --via-gateway   # also mcphub_search_tools through a real gateway
+//   npx tsx bench/retrieval.ts --tune --method lexical   # the tune half of one method (for tuning)
 //
 // Sets: LiveMCPBench's 95 tasks (long, multi-step) and our own short natural requests
 // (bench/data/requests), over LiveMCPBench's catalogue, over LiveMCPBench + MCP-Zero distractors,
@@ -38,9 +39,11 @@ import {
   loadCatalog,
   loadExampleCatalog,
   loadQueries,
+  loadEverydayRequests,
   loadRequests,
   uniqueEntries,
   type Half,
+  type RequestLine,
 } from "./bench-data.js";
 import { gatewaySearcher } from "./gateway-search.js";
 import { hybridMethod, rrfMethod } from "./hybrid-fixture.js";
@@ -217,10 +220,30 @@ interface Setup {
   catalogue: string;
   entries: CatalogEntry[];
   queries: Labelled[];
+  /** Only these methods (by name prefix); all when absent. */
+  methods?: string[];
+}
+
+/**
+ * A stand-in for the held-out generated-task set over MCP-Zero (which the developers do not have):
+ * each MCP-Zero tool's first description sentence as the query, that tool as the answer, over the
+ * 2,797 tools. Much easier than generated tasks (the words are the tool's own), so it guards
+ * against regressions in matching a tool's own wording, not against paraphrase.
+ */
+function descriptionQueries(entries: CatalogEntry[]): Labelled[] {
+  const out: Labelled[] = [];
+  for (const e of entries) {
+    const first = e.description.split(/(?<=[.!?])\s/u)[0] ?? "";
+    if (first.split(/\s+/u).length < 3) continue;
+    out.push({ id: e.namespaced, query: first.slice(0, 300), half: halfOf(e.namespaced), groups: [[e.namespaced]] });
+  }
+  return out;
 }
 
 async function main(): Promise<void> {
   const viaGateway = process.argv.includes("--via-gateway");
+  // --tune: the tune half only (what tuning may look at; the check half is for the report).
+  const halves: Half[] = process.argv.includes("--tune") ? ["tune"] : ["tune", "check"];
   const only = process.argv.includes("--method") ? process.argv[process.argv.indexOf("--method") + 1] : undefined;
   const livePath = join(BENCH_DATA, "livemcpbench", "catalog.jsonl");
   const live = loadCatalog(livePath);
@@ -228,6 +251,7 @@ async function main(): Promise<void> {
   const liveEntries = uniqueEntries(live);
   const withDistractors = [...liveEntries, ...distractors(live, zero)];
   const exampleEntries = uniqueEntries(loadExampleCatalog());
+  const zeroEntries = uniqueEntries(zero);
 
   const tasks: Labelled[] = loadQueries(join(BENCH_DATA, "livemcpbench", "queries.jsonl")).map((q) => ({
     id: q.id,
@@ -236,10 +260,8 @@ async function main(): Promise<void> {
     groups: groupsOf(q),
   }));
   const requests = loadRequests();
-  const natural = (catalog: "live" | "example"): Labelled[] =>
-    requests
-      .filter((r) => r.catalog === catalog)
-      .map((r) => ({ id: r.id, query: r.query, half: r.half, groups: r.expected.length > 0 ? [r.expected] : [] }));
+  const labelled = (r: RequestLine): Labelled => ({ id: r.id, query: r.query, half: r.half, groups: r.expected.length > 0 ? [r.expected] : [] });
+  const natural = (catalog: "live" | "example"): Labelled[] => requests.filter((r) => r.catalog === catalog).map(labelled);
 
   const setups: Setup[] = [
     { set: "LiveMCPBench tasks", catalogue: "LiveMCPBench", entries: liveEntries, queries: tasks },
@@ -247,6 +269,8 @@ async function main(): Promise<void> {
     { set: "natural requests", catalogue: "LiveMCPBench", entries: liveEntries, queries: natural("live") },
     { set: "natural requests", catalogue: "+ MCP-Zero", entries: withDistractors, queries: natural("live") },
     { set: "example requests", catalogue: "example config", entries: exampleEntries, queries: natural("example") },
+    { set: "everyday requests", catalogue: "example config", entries: exampleEntries, queries: loadEverydayRequests().map(labelled) },
+    { set: "MCP-Zero descriptions", catalogue: "MCP-Zero", entries: zeroEntries, queries: descriptionQueries(zeroEntries), methods: ["plain BM25", "lexical"] },
   ];
   const methods: Method[] = [bm25, minisearch, lexical, hybridMethod(), rrfMethod()].filter((m) => !only || m.name.startsWith(only));
 
@@ -254,9 +278,9 @@ async function main(): Promise<void> {
   const rows: string[][] = [];
   try {
     for (const s of setups) {
-      for (const m of methods) {
+      for (const m of methods.filter((x) => !s.methods || s.methods.some((p) => x.name.startsWith(p)))) {
         const search = await m.build(s.entries);
-        for (const half of ["tune", "check"] as const) {
+        for (const half of halves) {
           const qs = s.queries.filter((q) => q.half === half);
           const r = await evaluate(search, qs);
           rows.push([s.set, s.catalogue, String(s.entries.length), half, String(r.n), m.name, f3(r.hit1), f3(r.hit5), f3(r.r5), f3(r.mrr), f3(r.confShare), r.confShare === undefined ? "—" : `${f3(r.confPrecision)} (${r.confident})`]);

@@ -9,6 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { DOWNSTREAM_CLIENT_CAPABILITIES } from "../src/gateway/passthrough/capabilities.js";
 import { BENCH_DATA, REPO_ROOT } from "./bench-data.js";
 
 const SERVERS: Record<string, string[]> = {
@@ -22,12 +24,16 @@ async function main(): Promise<void> {
   const lines: string[] = [];
   try {
     for (const [server, args] of Object.entries(SERVERS)) {
-      const client = new Client({ name: "snapshot-example", version: "1.0.0" });
+      // The capabilities the gateway declares to every downstream: server-everything lists its
+      // sampling, elicitation and roots tools only to a client that can route them, as a user's
+      // gateway does.
+      const client = new Client({ name: "snapshot-example", version: "1.0.0" }, { capabilities: DOWNSTREAM_CLIENT_CAPABILITIES });
+      client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [] }));
       const env: Record<string, string> = { PATH: process.env["PATH"] ?? "", MEMORY_FILE_PATH: join(dir, "memory.jsonl") };
       await client.connect(new StdioClientTransport({ command: process.execPath, args, env, cwd: REPO_ROOT, stderr: "ignore" }));
       const { tools } = await client.listTools();
       for (const t of tools) {
-        lines.push(JSON.stringify({ server, tool: t.name, ...(t.title ? { title: t.title } : {}), description: t.description, inputSchema: t.inputSchema }));
+        lines.push(JSON.stringify({ server, tool: t.name, ...(t.title ? { title: t.title } : {}), description: t.description, inputSchema: t.inputSchema, ...(t.annotations ? { annotations: t.annotations } : {}) }));
       }
       await client.close();
     }

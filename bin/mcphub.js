@@ -148,6 +148,23 @@ try {
   process.exit(1);
 }
 
+/**
+ * A reader that stops early (`mcphub --help | head`, `mcphub stats --json | head -c 200`) closes
+ * the pipe, and the next write fails with EPIPE: Node would end on an unhandled 'error' event with
+ * a stack trace. The rest of the output has nowhere to go, so a command ends there quietly with
+ * its exit code, as git and gh do. A gateway is not ended by a closed log pipe: its stdio transport
+ * notices its client leaving on its own, and a daemon's lines to a closed pipe are dropped.
+ */
+function endQuietlyOnClosedPipe(gateway) {
+  const onError = (err) => {
+    if (err?.code !== "EPIPE" && err?.code !== "ERR_STREAM_DESTROYED") throw err;
+    if (!gateway) process.exit(typeof process.exitCode === "number" ? process.exitCode : 0);
+  };
+  process.stdout.on("error", onError);
+  process.stderr.on("error", onError);
+}
+endQuietlyOnClosedPipe(isGateway(process.argv.slice(2)));
+
 main(process.argv.slice(2)).then(
   (code) => {
     if (typeof code === "number") process.exitCode = code;

@@ -45,7 +45,7 @@ const common = {
   minify: true,
   keepNames: true,
   // Optional native module: loaded at run time when installed, never bundled.
-  external: ["@napi-rs/keyring"],
+  external: ["@napi-rs/keyring", "pg-native"],
   logLevel: "warning",
 };
 

@@ -5,9 +5,14 @@ import { CONFIG_FILE_NAMES, defaultConfigDir, homeDir } from "../config/paths.js
 import { join } from "node:path";
 
 export function loginCommand(server: string, configPath?: string, env: NodeJS.ProcessEnv = process.env): string {
+  return mcphubCommand(["auth", "login", server], configPath, env);
+}
+
+/** `mcphub ARGS`, with `--config PATH` when the config is not one of the default files. */
+export function mcphubCommand(args: readonly string[], configPath?: string, env: NodeJS.ProcessEnv = process.env): string {
   const defaults = new Set(CONFIG_FILE_NAMES.map((n) => join(defaultConfigDir(homeDir(env)), n)));
   const config = configPath !== undefined && !defaults.has(configPath) ? ` --config ${shellWord(configPath)}` : "";
-  return `mcphub${config} auth login ${shellWord(server)}`;
+  return `mcphub${config} ${args.map(shellWord).join(" ")}`;
 }
 
 /** A word safe to paste into a POSIX shell. */

@@ -14,7 +14,6 @@ import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { ServerConfig } from "../config/schema.js";
 import { errorText } from "../util/errors.js";
 import type { OAuthRecord, OAuthStore } from "../vault/oauth.js";
-import { dirname } from "node:path";
 import { probeChallenge } from "./challenge.js";
 import { listenLoopback, PortInUseError, CALLBACK_PATH, type LoopbackListener } from "./loopback.js";
 import { StoreBackedProvider, type SecretLookup } from "./provider.js";
@@ -101,7 +100,6 @@ async function machineSignIn(opts: SignInOptions, url: string, fetchFn: FetchLik
   const { server, store } = opts;
   const serverAuth = new ServerAuth(server, url, opts.cfg.oauth, {
     store: () => Promise.resolve(store),
-    vaultRoot: dirname(store.path),
     secret: opts.secret,
     fetch: fetchFn,
     log: () => undefined,

@@ -1,13 +1,14 @@
 // OAuth for a gateway process: the RemoteAuth the supervisor is given. It hands each remote
 // server's connection a signed fetch (src/auth/signed-fetch.ts), keeps one ServerAuth per server,
 // and tells a server waiting for sign-in when its record changed, whether `mcphub auth login` ran
-// in this process or in another one (the vault file is shared, so it is polled while anyone waits).
-import { unwatchFile, watchFile, type Stats } from "node:fs";
+// in this process or in another one (the store is shared: its file is polled while anyone waits,
+// PostgreSQL notifies).
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { ServerConfig } from "../config/schema.js";
 import { LockedError, type RemoteAuth, type RemoteAuthSession, type SecretResolver } from "../downstream/types.js";
 import { errorText } from "../util/errors.js";
-import { vaultPaths, type Keyring } from "../vault/keys.js";
+import { storeOf, type Store } from "../store/index.js";
+import type { Keyring } from "../vault/keys.js";
 import { OAuthStore } from "../vault/oauth.js";
 import { loginCommand } from "./command.js";
 import { ServerAuth } from "./server-auth.js";
@@ -23,6 +24,8 @@ export const STORE_RETRY_MS = 30_000;
 
 export interface OAuthManagerOptions {
   dataDir: string;
+  /** Where sign-ins are shared, and the refresh lock (default: the data directory's files). */
+  store?: Store;
   env: NodeJS.ProcessEnv;
   /** The gateway's keyring (one scrypt run per process). */
   keyring?: () => Promise<Keyring>;
@@ -44,11 +47,13 @@ export class OAuthManager implements RemoteAuth {
   /** The sign-in stamp each waiting server was last told about. */
   private readonly seen = new Map<string, string>();
   private readonly remembered = new Set<string>();
-  private watching = false;
+  private unwatch: (() => void) | undefined;
   private readonly base: FetchLike;
+  private readonly store_: Store;
 
   constructor(private readonly opts: OAuthManagerOptions) {
     this.base = opts.fetch ?? ((url, init) => fetch(url, init));
+    this.store_ = storeOf(opts.store ?? opts.dataDir);
   }
 
   sessionFor(server: string, cfg: ServerConfig): RemoteAuthSession | undefined {
@@ -99,7 +104,7 @@ export class OAuthManager implements RemoteAuth {
     if (!this.store) {
       const opening = (async () => {
         const keyring = this.opts.keyring ? await this.opts.keyring() : undefined;
-        const store = await OAuthStore.open({ dataDir: this.opts.dataDir, env: this.opts.env, ...(keyring ? { keyring } : {}) });
+        const store = await OAuthStore.open({ dataDir: this.opts.dataDir, store: this.store_, env: this.opts.env, ...(keyring ? { keyring } : {}) });
         store.onWrite((server) => void this.notifyIfChanged(server));
         return store;
       })();
@@ -137,7 +142,6 @@ export class OAuthManager implements RemoteAuth {
           throw new LockedError(`the vault holding the sign-in cannot be opened: ${errorText(err)}`);
         }
       },
-      vaultRoot: vaultPaths(this.opts.dataDir).root,
       secret: (ref) => this.secret(ref),
       fetch: (u, init) => this.base(u, { ...init, signal: init?.signal ?? AbortSignal.timeout(TOKEN_REQUEST_TIMEOUT_MS) }),
       log: (level, msg) => this.opts.log?.(level, msg),
@@ -164,24 +168,17 @@ export class OAuthManager implements RemoteAuth {
     }
   }
 
-  private get path(): string {
-    return vaultPaths(this.opts.dataDir).oauth;
-  }
-
   private startWatch(): void {
-    if (this.watching) return;
-    this.watching = true;
-    watchFile(this.path, { interval: this.opts.watchIntervalMs ?? WATCH_INTERVAL_MS, persistent: false }, this.onFileChange);
+    if (this.unwatch) return;
+    this.unwatch = this.store_.docs("oauth").mirror().watch(this.onStoreChange, { pollMs: this.opts.watchIntervalMs ?? WATCH_INTERVAL_MS });
   }
 
   private stopWatch(): void {
-    if (!this.watching) return;
-    this.watching = false;
-    unwatchFile(this.path, this.onFileChange);
+    this.unwatch?.();
+    this.unwatch = undefined;
   }
 
-  private readonly onFileChange = (curr: Stats, prev: Stats): void => {
-    if (curr.mtimeMs === prev.mtimeMs && curr.ino === prev.ino && curr.size === prev.size) return;
+  private readonly onStoreChange = (): void => {
     for (const server of [...this.listeners.keys()]) void this.notifyIfChanged(server);
   };
 

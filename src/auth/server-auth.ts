@@ -1,10 +1,9 @@
 // One remote server's tokens at run time: the access token to send (refreshed shortly before it
 // expires), recovery after a 401 (refresh, or a new machine token), and step-up bookkeeping.
 // Several gateway processes share the vault, and refresh tokens are often single-use (rotation),
-// so a refresh runs under a per-server lock file and first re-reads the store: if another process
-// already refreshed, its tokens are used and the spent refresh token is never sent again.
-import { createHash } from "node:crypto";
-import { join } from "node:path";
+// so a refresh runs under a per-server lock (a lock file; an advisory lock in PostgreSQL, shared by
+// every replica) and first re-reads the store, never a cache: if another process already
+// refreshed, its tokens are used and the spent refresh token is never sent again.
 import { auth, refreshAuthorization, type OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import { InvalidClientError, InvalidGrantError, UnauthorizedClientError, OAuthError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import type { OAuthClientInformationMixed } from "@modelcontextprotocol/sdk/shared/auth.js";
@@ -12,7 +11,6 @@ import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { OAuthConfig } from "../config/schema.js";
 import { NeedsAuthError } from "../downstream/types.js";
 import { errorText } from "../util/errors.js";
-import { withLockFile } from "../vault/fsutil.js";
 import type { OAuthRecord, OAuthStore, StoredTokens } from "../vault/oauth.js";
 import { StoreBackedProvider, type SecretLookup } from "./provider.js";
 import { scopeCovers, unionScope } from "./scopes.js";
@@ -22,8 +20,6 @@ export const REFRESH_EARLY_MS = 60_000;
 
 export interface ServerAuthDeps {
   store: () => Promise<OAuthStore>;
-  /** vault/ directory, for the per-server refresh lock files. */
-  vaultRoot: string;
   secret: SecretLookup;
   /** For token-endpoint requests (bounded by a timeout). */
   fetch: FetchLike;
@@ -54,9 +50,9 @@ export class ServerAuth {
     return this.oauth?.grant === "client_credentials";
   }
 
-  /** The stored tokens for this server's URL, if any. */
-  async tokens(): Promise<StoredTokens | undefined> {
-    const rec = await this.record();
+  /** The stored tokens for this server's URL, if any (`fresh`: read from the store, not a cache). */
+  async tokens(fresh = false): Promise<StoredTokens | undefined> {
+    const rec = await this.record(fresh);
     const t = rec?.tokens;
     if (t) {
       this.deps.remember(t.access_token);
@@ -118,8 +114,9 @@ export class ServerAuth {
     return scopeCovers((await this.tokens())?.scope, needed);
   }
 
-  private async record(): Promise<OAuthRecord | undefined> {
-    const rec = await (await this.deps.store()).get(this.server);
+  private async record(fresh = false): Promise<OAuthRecord | undefined> {
+    const store = await this.deps.store();
+    const rec = await (fresh ? store.getFresh(this.server) : store.get(this.server));
     return rec?.url === this.url ? rec : undefined;
   }
 
@@ -127,14 +124,11 @@ export class ServerAuth {
     await (await this.deps.store()).update(this.server, (cur) => fn(cur?.url === this.url ? cur : undefined));
   }
 
-  private lockPath(): string {
-    return join(this.deps.vaultRoot, `oauth-refresh-${createHash("sha256").update(this.server).digest("hex").slice(0, 16)}.lock`);
-  }
-
   private async recoverLocked(stale: string | undefined): Promise<string | undefined> {
     // A refresh is a network round trip; the lock outlives the default 30 s staleness guard.
-    return withLockFile(this.lockPath(), async () => {
-      const t = await this.tokens();
+    const store = await this.deps.store();
+    return store.refreshLock(this.server, async () => {
+      const t = await this.tokens(true);
       if (t && t.access_token !== stale && !expiringSoon(t)) return t.access_token;
       if (this.machine) return this.machineToken();
       if (!t?.refresh_token) {
@@ -146,7 +140,7 @@ export class ServerAuth {
   }
 
   private async refresh(t: StoredTokens): Promise<string | undefined> {
-    const rec = await this.record();
+    const rec = await this.record(true);
     const disc = rec?.discovery as OAuthDiscoveryState | undefined;
     const asUrl = disc?.authorizationServerUrl ?? t.issuer;
     if (asUrl === undefined) {

@@ -124,6 +124,18 @@ export class Catalog {
   }
 }
 
+/**
+ * A server's catalogue entries from a tool list, as the catalogue builds them (public names,
+ * config metadata), for a server whose tools are not installed (discovery of a disabled server).
+ */
+export function entriesFor(server: string, tools: readonly Tool[], meta: ServerMeta): CatalogEntry[] {
+  const plan = planPublicNames(
+    server,
+    tools.map((t) => t.name),
+  );
+  return tools.map((t) => toEntry(server, t, plan.publicOf(t.name), meta)).sort((a, b) => cmp(a.namespaced, b.namespaced));
+}
+
 function toEntry(server: string, tool: Tool, fragment: string, meta: ServerMeta): CatalogEntry {
   const annotations = tool.annotations as JsonObject | undefined;
   const title = tool.title ?? (typeof annotations?.title === "string" ? annotations.title : undefined);

@@ -2,6 +2,7 @@
 // so every later part can trust the types. Rules that span several keys (pins naming known
 // servers, agent tool lists, ...) live in the superRefine at the bottom so their messages carry
 // a precise path too.
+import { parseStoreUrl } from "../store/url.js";
 import { z } from "zod";
 import { parseBytes, parseDuration } from "../util/units.js";
 import { agentLimitsSchema, makeServerLimitsSchema, telemetrySchema } from "./ops.js";
@@ -349,10 +350,22 @@ export const configSchema = z
     // Operations (docs/operations.md): every agent's default call limits, telemetry exports.
     limits: agentLimitsSchema.optional(),
     telemetry: telemetrySchema.optional(),
+    // Team mode: the shared state in PostgreSQL (docs/team.md); absent, the data directory's files.
+    store: z.string().describe("postgres://USER@HOST:PORT/DB").optional(),
+    // Host headers the HTTP daemon accepts besides its own address: the name a load balancer in
+    // front of the replicas is reached by (DNS-rebinding protection stays on for every other name).
+    allowed_hosts: z.array(z.string().regex(/^[^\s/@]+:\d{1,5}$/, "allowed_hosts entries are HOST:PORT, such as mcp.example.internal:8443")).optional(),
     // Every stdio server's default sandbox (a server's own `sandbox` combines with it).
     sandbox: sandboxSchema.optional(),
   })
   .superRefine((c, ctx) => {
+    if (c.store !== undefined) {
+      try {
+        parseStoreUrl(c.store);
+      } catch (err) {
+        ctx.addIssue({ code: "custom", path: ["store"], message: err instanceof Error ? err.message : String(err) });
+      }
+    }
     const servers = new Set(Object.keys(c.servers));
     for (const name of servers) {
       const path = ["servers", name];

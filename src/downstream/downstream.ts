@@ -15,6 +15,7 @@ import { backoffDelay, type BackoffPolicy } from "./backoff.js";
 import type { SecretMask } from "./secret-mask.js";
 import { sanitizeLine, sanitizeText, sensitiveEnvValues } from "./sanitize.js";
 import { ConnectError, errorText, listAllOf, listResourceTemplates, openSession, type ListKind, type Session } from "./session.js";
+import { callAsTask, goesAsTask, type TaskCallOptions } from "./tasks.js";
 import {
   LockedError,
   NeedsAuthError,
@@ -288,10 +289,14 @@ export class Downstream {
 
   callTool(tool: string, args: Record<string, unknown>, opts: CallOptions = {}) {
     // A raw tools/call, not client.callTool(): the result goes back verbatim, without the SDK's
-    // client-side output-schema checks (the gateway is a proxy, not the consumer).
-    return this.request(tool, opts, (client, req) =>
-      client.request({ method: "tools/call", params: { name: tool, arguments: args } }, CallToolResultFastSchema, req),
-    );
+    // client-side output-schema checks (the gateway is a proxy, not the consumer). A tool the
+    // server runs as a task is followed to its result (tasks.ts) within the same limits.
+    return this.request(tool, opts, (client, req, s) => {
+      if (goesAsTask(s.capabilities, s.taskSupport(tool), opts.task !== undefined)) {
+        return callAsTask(client, s.tasks, tool, args, req, taskLimits(opts));
+      }
+      return client.request({ method: "tools/call", params: { name: tool, arguments: args } }, CallToolResultFastSchema, req);
+    });
   }
 
   readResource(uri: string, opts: CallOptions = {}) {
@@ -625,7 +630,7 @@ export class Downstream {
 
   // ---- calls --------------------------------------------------------------------------------
 
-  private async request<T>(label: string, opts: CallOptions, send: (client: Client, req: RequestOptions) => Promise<T>): Promise<T> {
+  private async request<T>(label: string, opts: CallOptions, send: (client: Client, req: RequestOptions, session: Session) => Promise<T>): Promise<T> {
     const release = this.lease();
     try {
       return await this.requestHeld(label, opts, send);
@@ -634,7 +639,7 @@ export class Downstream {
     }
   }
 
-  private async requestHeld<T>(label: string, opts: CallOptions, send: (client: Client, req: RequestOptions) => Promise<T>): Promise<T> {
+  private async requestHeld<T>(label: string, opts: CallOptions, send: (client: Client, req: RequestOptions, session: Session) => Promise<T>): Promise<T> {
     // Start on first use: concurrent first calls share the one start (connect() is idempotent).
     if (!this.started && this.admitted) this.start();
     const s = await this.readySession(opts);
@@ -649,8 +654,9 @@ export class Downstream {
       if (opts.maxTotalMs !== undefined) req.maxTotalTimeout = opts.maxTotalMs;
     }
     // Always ask for progress: it is what keeps a long call inside its idle timeout, whether or
-    // not the caller wants to see it.
-    const onProgress = opts.onProgress;
+    // not the caller wants to see it. The SDK keeps a task call's progress handler for as long
+    // as the connection lives, so the caller's sink is let go once the call is over.
+    let onProgress = opts.onProgress;
     req.onprogress = (p) => {
       if (!onProgress) return;
       const out: { progress: number; total?: number; message?: string } = { progress: p.progress };
@@ -660,9 +666,11 @@ export class Downstream {
     };
     let result: T;
     try {
-      result = await send(s.client, req);
+      result = await send(s.client, req, s);
     } catch (err) {
       throw this.classify(err, s, label, opts);
+    } finally {
+      onProgress = undefined;
     }
     // What the server sent back goes upstream: the secrets it was given must not.
     return s.mask ? s.mask.value(result) : result;
@@ -809,6 +817,21 @@ export class Downstream {
     if (!tail || tail.byteLength === 0) return undefined;
     return sanitizeText(tail.text(), this.redactions(s));
   }
+}
+
+/**
+ * A task's limits are the call's: `timeoutMs` (a hard cap) or `maxTotalMs` (call_timeout) bound
+ * the whole task, and each poll must be answered within the idle timeout.
+ */
+function taskLimits(opts: CallOptions): TaskCallOptions {
+  const total = opts.timeoutMs ?? opts.maxTotalMs;
+  return {
+    deadline: total !== undefined ? Date.now() + total : Infinity,
+    ...(opts.timeoutMs === undefined && opts.maxTotalMs !== undefined ? { totalMs: opts.maxTotalMs } : {}),
+    pollTimeoutMs: opts.timeoutMs ?? opts.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+    ...(opts.task?.ttl !== undefined ? { ttl: opts.task.ttl } : {}),
+    ...(opts.onTask ? { onTask: opts.onTask } : {}),
+  };
 }
 
 /** The same JSON-RPC error with its message and data masked (the error itself when clean). */

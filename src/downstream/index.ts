@@ -2,7 +2,8 @@
 // machine, start on first use, idle stop, reconnect with backoff, list_changed re-lists), the
 // connection to it (session.ts over stdio/ — our transport, spawn plan, child env and stderr
 // tail for a child process — or the SDK's SSE and streamable HTTP clients), calls with
-// timeout, progress and cancellation, and the Supervisor that holds them all and reports
+// timeout, progress and cancellation (a tool the server runs as an MCP task is followed to its
+// result: tasks.ts), and the Supervisor that holds them all and reports
 // changes (supervisor.ts). Errors a caller must tell apart are in types.ts. It knows no names,
 // ranking or agents.
 export { connectionFingerprint } from "./identity.js";
@@ -19,6 +20,7 @@ export {
   type ClientHooks,
   type ConnectionOrigin,
   type DownstreamSnapshot,
+  type DownstreamTask,
   type PeerMessage,
   type RemoteAuth,
   type RemoteAuthSession,

@@ -2,7 +2,7 @@
 // (killing a stdio server's whole tree). Never throws; failures come back as a sanitised reason.
 import type { Prompt, Resource, ResourceTemplate, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ServerConfig } from "../config/schema.js";
-import { DOWNSTREAM_CLIENT_CAPABILITIES } from "./capabilities.js";
+import { DOWNSTREAM_CLIENT_CAPABILITIES } from "./types.js";
 import { ConnectError, errorText, openSession, type SessionPeer } from "./session.js";
 import { sanitizeLine } from "./sanitize.js";
 import { LockedError, NeedsAuthError, type RemoteAuth, type SecretResolver } from "./types.js";

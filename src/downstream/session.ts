@@ -9,14 +9,19 @@ import { traceHeaders } from "../telemetry/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
+  CancelTaskRequestSchema,
   CreateMessageRequestSchema,
   ElicitationCompleteNotificationSchema,
   ElicitRequestSchema,
+  GetTaskPayloadRequestSchema,
+  GetTaskRequestSchema,
   ListRootsRequestSchema,
+  ListTasksRequestSchema,
   LoggingMessageNotificationSchema,
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema,
+  TaskStatusNotificationSchema,
   ToolListChangedNotificationSchema,
   type ClientCapabilities,
   type CreateMessageResult,
@@ -36,6 +41,7 @@ import { SecretMask } from "./secret-mask.js";
 import { findCommand } from "./stdio/spawn-plan.js";
 import { explainingLine, SENSITIVE_NAME_RE, sanitizeLine, sanitizeText, sensitiveEnvValues, summarizeStartupStderr } from "./sanitize.js";
 import { ProcessGroupStdioTransport } from "./stdio/transport.js";
+import { serverRunsToolTasks, TaskWatchers, taskSupportOf, type TaskSupport } from "./tasks.js";
 import { LockedError, NeedsAuthError, type PeerMessage, type RemoteAuth, type RemoteAuthSession, type SecretResolver } from "./types.js";
 import { collapseMcpPrefix } from "../util/errors.js";
 
@@ -84,6 +90,8 @@ export class Session {
   closed = false;
   /** The OAuth session of a remote server, so a failed request can tell it needs sign-in. */
   auth?: RemoteAuthSession;
+  /** taskSupport by tool name, for the tool list it was built from (see taskSupport()). */
+  private supportIndex?: { of: Tool[]; byName: Map<string, TaskSupport> };
   /** Masks the secrets this connection was given in what it sends back; undefined when it has none. */
   mask?: SecretMask;
   /** How a sandboxed stdio server was confined (undefined = not sandboxed). */
@@ -98,7 +106,27 @@ export class Session {
     public resources: Resource[],
     public prompts: Prompt[],
     public resourceTemplates: ResourceTemplate[] = [],
+    /** Status notifications of the tasks this session follows. */
+    readonly tasks: TaskWatchers = new TaskWatchers(),
   ) {}
+
+  /**
+   * The tool's `execution.taskSupport`, or "forbidden" when the server takes no task-augmented
+   * calls at all. Indexed once per tool list, and only for servers that take tasks: the lookup is
+   * on every call's path.
+   */
+  taskSupport(tool: string): TaskSupport {
+    if (!serverRunsToolTasks(this.capabilities)) return "forbidden";
+    if (this.supportIndex?.of !== this.tools) {
+      const byName = new Map<string, TaskSupport>();
+      for (const t of this.tools) {
+        const support = taskSupportOf(t);
+        if (support !== "forbidden") byName.set(t.name, support);
+      }
+      this.supportIndex = { of: this.tools, byName };
+    }
+    return this.supportIndex.byName.get(tool) ?? "forbidden";
+  }
 
   get capabilities(): ServerCapabilities {
     return this.client.getServerCapabilities() ?? {};
@@ -224,6 +252,8 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
 
     const peer = opts.peer;
     client = new Client(opts.clientInfo, { capabilities: peer?.capabilities ?? {} });
+    const watchers = new TaskWatchers();
+    client.setNotificationHandler(TaskStatusNotificationSchema, (n) => watchers.notify(n.params));
     if (peer) {
       // The gateway decides where these go; the SDK client has validated the request's shape and
       // validates the answer against the method's result schema before it goes back.
@@ -233,6 +263,14 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
       if (caps.sampling) client.setRequestHandler(CreateMessageRequestSchema, (req, extra) => ask<CreateMessageResult>(req, extra));
       if (caps.elicitation) client.setRequestHandler(ElicitRequestSchema, (req, extra) => ask<ElicitResult>(req, extra));
       if (caps.roots) client.setRequestHandler(ListRootsRequestSchema, (req, extra) => ask<ListRootsResult>(req, extra));
+      // The tasks a server asked this client to run (task-augmented sampling or elicitation):
+      // the gateway is their receiver and answers for them.
+      if (caps.tasks) {
+        client.setRequestHandler(GetTaskRequestSchema, (req, extra) => ask(req, extra));
+        client.setRequestHandler(GetTaskPayloadRequestSchema, (req, extra) => ask(req, extra));
+        if (caps.tasks.list) client.setRequestHandler(ListTasksRequestSchema, (req, extra) => ask(req, extra));
+        if (caps.tasks.cancel) client.setRequestHandler(CancelTaskRequestSchema, (req, extra) => ask(req, extra));
+      }
       const relay = (n: { method: string; params?: unknown }) =>
         peer.notification({ method: n.method, ...(n.params ? { params: masked(n.params as Record<string, unknown>) } : {}) });
       client.setNotificationHandler(LoggingMessageNotificationSchema, relay);
@@ -271,7 +309,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
       caps.resources ? listResourceTemplates(client, connectOpts).catch(() => []) : Promise.resolve([]),
     ]);
     if (controller.signal.aborted) throw controller.signal.reason;
-    const session = new Session(client, transport, stdio, secretValues, tools, masked(resources), masked(prompts), masked(templates));
+    const session = new Session(client, transport, stdio, secretValues, tools, masked(resources), masked(prompts), masked(templates), watchers);
     if (authSession) session.auth = authSession;
     if (mask) session.mask = mask;
     if (sandbox) session.sandbox = sandbox;

@@ -1,9 +1,26 @@
 // Public types of the downstream layer: what the gateway sees of each downstream MCP server and
-// the errors it must tell apart (not connected, vault locked, outcome unknown).
+// the errors it must tell apart (not connected, vault locked, outcome unknown), and what mcphub
+// declares to every downstream as a client.
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { SandboxSummary } from "../sandbox/index.js";
-import type { ClientCapabilities, Prompt, Resource, ResourceTemplate, ServerCapabilities, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { ClientCapabilities, Prompt, Resource, ResourceTemplate, ServerCapabilities, Task, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ServerConfig } from "../config/schema.js";
+
+/**
+ * What mcphub declares to every downstream server it connects to, as a client: sampling (with
+ * context and tools), both elicitation modes, roots. One constant for the gateway and for `doctor
+ * --probe`: a server may list different tools depending on what its client declares
+ * (server-everything adds its sampling, elicitation and roots tools), so a probe that declared
+ * less would count fewer tools than the gateway shows.
+ */
+export const DOWNSTREAM_CLIENT_CAPABILITIES: ClientCapabilities = {
+  sampling: { context: {}, tools: {} },
+  elicitation: { form: {}, url: {} },
+  roots: { listChanged: true },
+  // Tasks: a downstream may ask for sampling or elicitation as a task, with mcphub as the receiver
+  // (gateway/passthrough/client-tasks.ts), whatever the upstream client supports.
+  tasks: { list: {}, cancel: {}, requests: { sampling: { createMessage: {} }, elicitation: { create: {} } } },
+};
 
 /**
  * `idle`: may run, but has no process or session now (not started yet under `start: auto|lazy`,
@@ -176,6 +193,9 @@ export interface ClientHooks {
   roots?(origin: ConnectionOrigin, signal?: AbortSignal): Promise<string[]>;
 }
 
+/** A task a downstream runs for a call, as its receiver reported it (tasks/get, notifications/tasks/status). */
+export type DownstreamTask = Task;
+
 export interface CallOptions {
   /**
    * The tag of a connection dedicated to one upstream session, for servers with
@@ -190,6 +210,17 @@ export interface CallOptions {
   maxTotalMs?: number;
   signal?: AbortSignal;
   onProgress?: (p: { progress: number; total?: number; message?: string }) => void;
+  /**
+   * The caller wants the call run as a task downstream (an upstream task, a detached call): done
+   * for tools with taskSupport "optional" on servers that take tasks; a "required" tool always
+   * runs as one. `ttl` is the lifetime asked for.
+   */
+  task?: { ttl?: number };
+  /**
+   * Called with the downstream's task when the call runs as one: as created, then at every
+   * status change. The task id is the downstream's own; it must not be shown upstream.
+   */
+  onTask?: (task: DownstreamTask) => void;
 }
 
 export interface SupervisorOptions {

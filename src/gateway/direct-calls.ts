@@ -7,7 +7,8 @@
 // params by hand, runs the session's own handler and sends the answer (or the error, shaped as the
 // Protocol shapes it) through the same transport. Everything else goes to the Server unchanged,
 // including any tools/call this does not take (a task-augmented one, or malformed params, which
-// the Server answers with its usual error). Cancellation and session close abort the handler's
+// the Server answers with its usual error); a request's related-task `_meta` is dropped first
+// (dropRelatedTask). Cancellation and session close abort the handler's
 // signal exactly as the Protocol does for its own handlers.
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -57,6 +58,19 @@ export function directCallParams(m: JSONRPCMessage): { id: RequestId; params: Ca
 }
 
 /**
+ * A client's request that names a task (related-task `_meta`) is taken as an ordinary request:
+ * the tasks mcphub runs belong to the gateway, a client has no request to make within one, and
+ * the SDK would otherwise hold the answer back in that task's queue (for tasks/result) instead of
+ * sending it. tasks/* requests name their task in params, not here, and are left as they are.
+ */
+function dropRelatedTask(m: JSONRPCMessage): void {
+  const method = (m as { method?: unknown }).method;
+  if (typeof method !== "string" || method.startsWith("tasks/") || !isId((m as { id?: unknown }).id)) return;
+  const meta = (m as { params?: { _meta?: unknown } }).params?._meta;
+  if (isObject(meta) && RELATED_TASK in meta) delete meta[RELATED_TASK];
+}
+
+/**
  * Puts the direct path in front of `server` on `transport`; call right after server.connect().
  * Returns how many handlers are running (for tests and stats).
  */
@@ -98,6 +112,7 @@ export function routeCallsDirectly(server: Server, transport: Transport, handler
       run(call.id, call.params, call.progressToken);
       return;
     }
+    dropRelatedTask(message);
     if ((message as { method?: unknown }).method === "notifications/cancelled") {
       const params = (message as { params?: { requestId?: unknown; reason?: unknown } }).params;
       const ac = isId(params?.requestId) ? running.get(params.requestId) : undefined;

@@ -4,9 +4,10 @@
 // has one hub and a view per agent, so every agent shares the same connections. The hub decides
 // which servers start now and which on first use, waits (bounded) for servers discovery still
 // needs, and applies a reloaded config as a diff.
-import { loginCommand } from "../auth/command.js";
+import type { Store } from "../store/index.js";
+import { loginCommand, mcphubCommand } from "../auth/command.js";
 import { OAuthManager } from "../auth/manager.js";
-import { makeListing } from "../catalog/cache/listing.js";
+import { makeListing, type ServerListing } from "../catalog/cache/listing.js";
 import { CatalogCache } from "../catalog/cache/store.js";
 import { Catalog } from "../catalog/catalog.js";
 import { SemanticSearch } from "../catalog/embeddings/service.js";
@@ -49,6 +50,8 @@ export interface HubOptions {
   metrics?: Metrics;
   /** The limits' clock (tests); Date.now by default. */
   now?: () => number;
+  /** The shared state (PostgreSQL in team mode); absent, the data directory's files. */
+  store?: Store;
   /** Every known harness's config file (the CLI owns the harness registry): hidden from sandboxes. */
   harnessFiles?: readonly string[];
 }
@@ -97,12 +100,12 @@ export class Hub {
     const { config } = opts;
     this.current = config;
     this.catalog = new Catalog(serverMeta(config));
-    this.cache = new CatalogCache(opts.dataDir);
+    this.cache = new CatalogCache(opts.store ?? opts.dataDir);
     // One keyring for every store: with a passphrase, scrypt runs once per process, not per store.
     let keyring: Promise<Keyring> | undefined;
     const openOnce = () => {
       if (!keyring) {
-        const opening = openKeyring(opts.dataDir, opts.env);
+        const opening = openKeyring(opts.dataDir, opts.env, opts.store);
         // A locked vault may be unlocked later: do not cache the failure.
         opening.catch(() => {
           if (keyring === opening) keyring = undefined;
@@ -113,7 +116,7 @@ export class Hub {
     };
     const secrets: SecretResolver = new VaultSecretResolver({ dataDir: opts.dataDir, env: opts.env, keyring: openOnce });
     const log = (level: "info" | "warn" | "error", msg: string) => opts.log[level](msg);
-    this.auth = new OAuthManager({ dataDir: opts.dataDir, env: opts.env, keyring: openOnce, secrets, log, ...(opts.configPath ? { configPath: opts.configPath } : {}) });
+    this.auth = new OAuthManager({ dataDir: opts.dataDir, env: opts.env, keyring: openOnce, secrets, log, ...(opts.store ? { store: opts.store } : {}), ...(opts.configPath ? { configPath: opts.configPath } : {}) });
     // A getter, so the pass-through reads the config in force after a reload.
     const configNow = () => this.config;
     this.passthrough = new Passthrough({
@@ -156,13 +159,13 @@ export class Hub {
       this.catalog.onChange((server) => semantic.updateServer(server, this.catalog.hasServer(server) ? this.catalog.entriesOf(server) : undefined));
     }
     // Before the cached listings are loaded, so their definitions are pinned at first sight too.
-    this.guard = new Guard({ config: () => this.config, catalog: this.catalog, dataDir: opts.dataDir, telemetry: () => this.telemetry, log: opts.log });
+    this.guard = new Guard({ config: () => this.config, catalog: this.catalog, dataDir: opts.dataDir, ...(opts.store ? { store: opts.store } : {}), telemetry: () => this.telemetry, log: opts.log });
     this.guard.watch();
     // Cached listings before anything answers (and after every catalogue listener is in place),
     // so every discovery surface works before any downstream runs.
     this.cache.prune(new Set(Object.keys(config.servers)));
     for (const name of this.startable()) this.loadCached(name);
-    this.telemetry = Telemetry.open({ dataDir: opts.dataDir });
+    this.telemetry = Telemetry.open({ dataDir: opts.dataDir, ...(opts.store ? { store: opts.store } : {}) });
     this.metrics = opts.metrics ?? NO_METRICS;
     const metrics = this.metrics;
     if (metrics.enabled) this.telemetry.onAudit((r) => metrics.guardrail(r.event, r.reason, r.agent));
@@ -174,7 +177,12 @@ export class Hub {
       (s) => ({ results: observeStore(s.results, "results", metrics), journal: observeStore(s.journal, "detached", metrics) }),
       (err: unknown) => ({ error: errorText(err) }),
     );
-    this.detached = new DetachedRegistry({ journal: () => this.journal(), log: opts.log, limits: () => this.config.detached });
+    this.detached = new DetachedRegistry({
+      journal: () => this.journal(),
+      log: opts.log,
+      retentionMs: () => this.config.result_retention,
+      limits: () => this.config.detached,
+    });
     this.calls = this.callPorts();
   }
 
@@ -188,6 +196,7 @@ export class Hub {
         ensureListing: (server, signal) => this.ensureListing(server, signal),
         ensureLive: (server, signal) => this.ensureLive(server, signal),
         waitForPending: (view, signal) => this.waitForPending(view, signal),
+        command: (args) => this.operatorCommand(args),
       },
       guard: this.guard,
       // The downstream call is a client span of its own (an HTTP downstream gets its traceparent).
@@ -204,6 +213,12 @@ export class Hub {
                   ...o.limits,
                   ...(o.signal ? { signal: o.signal } : {}),
                   ...(o.onProgress ? { onProgress: o.onProgress } : {}),
+                  ...(o.task ? { task: o.task } : {}),
+                  // The pass-through routes by the downstream's task id; the registry mirrors its status.
+                  onTask: (t) => {
+                    route.onTask?.(t);
+                    o.onTask?.(t);
+                  },
                 }),
               o.signal,
             ),
@@ -516,6 +531,22 @@ export class Hub {
   }
 
   /** Installs the server's cached listing when one exists for its current connection. */
+  /**
+   * The cached listing of a server that is configured but not installed in the catalogue (a
+   * disabled one): what discovery shows of it, marked disabled. Undefined when none was cached.
+   */
+  dormantListing(server: string): ServerListing | undefined {
+    const cfg = this.config.servers[server];
+    if (!cfg || this.catalog.listingOf(server)) return undefined;
+    const got = this.cache.read(server, connectionFingerprint(cfg));
+    return "listing" in got ? got.listing : undefined;
+  }
+
+  /** The CLI command an operator runs (with --config when this gateway's config is not the default). */
+  operatorCommand(args: readonly string[]): string {
+    return mcphubCommand(args, this.opts.configPath, this.opts.env);
+  }
+
   private loadCached(server: string): void {
     const cfg = this.config.servers[server];
     if (!cfg?.enabled) return;
@@ -542,7 +573,7 @@ export function settingChanges(prev: Config, next: Config): { settings: string[]
   }
   // The listener address is bound once; the stores were opened with the old retention; the
   // semantic search (search.embeddings) is built with the hub.
-  const needsRestart: string[] = settings.filter((k) => k === "listen" || k === "result_retention" || k === "search");
+  const needsRestart: string[] = settings.filter((k) => k === "listen" || k === "result_retention" || k === "search" || k === "store" || k === "allowed_hosts");
   // The metrics port of `mcp serve` is bound once; telemetry.otlp applies at once.
   if (canonicalJson(prev.telemetry?.metrics ?? null) !== canonicalJson(next.telemetry?.metrics ?? null)) needsRestart.push("telemetry.metrics");
   return { settings: settings.sort(), needsRestart };
@@ -551,12 +582,14 @@ export function settingChanges(prev: Config, next: Config): { settings: string[]
 async function openStores(opts: HubOptions, keyring: () => Promise<Keyring>) {
   const retentionMs = opts.config.result_retention;
   const ring = await keyring();
-  const results = await ResultStore.open({ dataDir: opts.dataDir, retentionMs, env: opts.env, keyring: ring });
-  const journal = await DetachedJournal.open({ dataDir: opts.dataDir, retentionMs, env: opts.env, keyring: ring });
+  const store = opts.store ? { store: opts.store } : {};
+  const results = await ResultStore.open({ dataDir: opts.dataDir, retentionMs, env: opts.env, keyring: ring, ...store });
+  const journal = await DetachedJournal.open({ dataDir: opts.dataDir, retentionMs, env: opts.env, keyring: ring, ...store });
   return { results, journal };
 }
 
-function serverMeta(config: Config): Record<string, ServerMeta> {
+/** Each server's routing metadata from the config, as the catalogue attaches it to its entries. */
+export function serverMeta(config: Config): Record<string, ServerMeta> {
   const out: Record<string, ServerMeta> = {};
   for (const [name, s] of Object.entries(config.servers)) {
     out[name] = {

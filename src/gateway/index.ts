@@ -4,7 +4,8 @@
 // per-agent views and what they advertise (view.ts, policy/), one MCP session per upstream
 // connection (session.ts, direct-calls.ts), the prompts and resources it publishes
 // (listings.ts), the eight management tools (management.ts, tools/), the call pipeline and
-// detached calls (call/), result receipts (receipts.ts), server status shared by every surface
+// detached calls (call/), MCP tasks as sessions serve them (tasks/: the task view of a detached
+// call, the SDK task store), result receipts (receipts.ts), server status shared by every surface
 // (server-status.ts), and the protocol pass-through between sessions and downstreams
 // (passthrough/). Below it: guard, catalog, downstream, vault, telemetry, config, util. This
 // module is its entry point for the doors.

@@ -57,6 +57,8 @@ interface Definition {
   description: string;
   inputSchema: Schema;
   annotations: Tool["annotations"];
+  /** Only call_tool runs as an MCP task; the others answer at once (no execution = forbidden). */
+  execution?: Tool["execution"];
 }
 
 // Hints for clients that ask before running tools: everything here only reads, except call_tool,
@@ -98,6 +100,7 @@ const DEFINITIONS: Record<ManagementTool, Definition> = {
   call_tool: {
     title: "Call tool",
     annotations: CALLS_ANYTHING,
+    execution: { taskSupport: "optional" },
     description:
       "Call a downstream tool. Large results come back as a stored receipt; detach runs it in the background.",
     inputSchema: obj(

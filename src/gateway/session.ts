@@ -2,6 +2,7 @@
 // low-level Server because the gateway serves raw JSON schemas and a tool list that changes at
 // run time. Answers initialize and tools/list from config and the cached catalogue, before any
 // downstream is up. After a config reload the session uses the agent's rebuilt view.
+import { InMemoryTaskMessageQueue } from "@modelcontextprotocol/sdk/experimental/tasks";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
@@ -21,6 +22,7 @@ import {
   UnsubscribeRequestSchema,
   type CallToolResult,
   type CompleteResult,
+  type CreateTaskResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import { isNamespaced } from "../config/schema.js";
 import { canonicalJson } from "../util/json/canonical.js";
@@ -45,7 +47,8 @@ import {
 } from "./listings.js";
 import { advertisedName, managementToolFor } from "./management.js";
 import { type Caller, isWireError, toWire, UPSTREAM_SERVER_CAPABILITIES, UpstreamPeer, WireError } from "./passthrough/index.js";
-import { runManagementTool } from "./tools/index.js";
+import { renderTask, runManagementTool, startCallToolTask } from "./tools/index.js";
+import { SessionTaskStore } from "./tasks/index.js";
 import { mountConflicts } from "./tools/list-servers.js";
 import { badRequest, jsonResult, type ToolContext } from "./tools/context.js";
 import type { AgentView } from "./view.js";
@@ -75,6 +78,11 @@ export function createSession(hub: Hub, initialView: AgentView): Session {
     {
       capabilities: UPSTREAM_SERVER_CAPABILITIES,
       instructions: view.instructions,
+      // MCP tasks: the SDK's tasks/get, tasks/result, tasks/list and tasks/cancel handlers read
+      // the detached registry through this store (bound to the agent, not to this session), and
+      // deliver what a task asks of the client through this session's queue on tasks/result.
+      taskStore: new SessionTaskStore(hub.detached, () => view),
+      taskMessageQueue: new InMemoryTaskMessageQueue(),
     },
   );
   const peer = new UpstreamPeer(server, view);
@@ -130,8 +138,32 @@ export function createSession(hub: Hub, initialView: AgentView): Session {
     if (management) return runManagementTool(management, ctx, params.arguments);
     return callMounted(ctx, name, params.arguments);
   };
+  // A task-augmented tools/call: the call is located, checked and confirmed while this request is
+  // open, then runs in the background; the answer is its task.
+  const startTask = async (name: string, args: unknown, ttl: number | undefined, extra: { signal: AbortSignal; requestId: Caller["requestId"] }): Promise<CreateTaskResult> => {
+    const ctx: ToolContext = { hub, view, signal: extra.signal, caller: caller(extra.requestId) };
+    const management = managementToolFor(name);
+    if (management === "call_tool") return startCallToolTask(ctx, args, ttl);
+    if (management) {
+      throw new McpError(ErrorCode.MethodNotFound, `${name} does not run as a task (only ${advertisedName("call_tool", view.naming)} and downstream tools do); call it without task augmentation`);
+    }
+    const call = callContext({
+      ports: hub.calls,
+      view,
+      target: { kind: "published", name },
+      args: (args ?? {}) as Record<string, unknown>,
+      via: "mount",
+      mode: "task",
+      taskTtl: ttl,
+      signal: extra.signal,
+      caller: ctx.caller,
+    });
+    return renderTask(await runCall(call), call.entry?.namespaced ?? name);
+  };
   // Ordinary calls take the direct path (direct-calls.ts); this handler answers the rest.
   server.setRequestHandler(CallToolRequestSchema, (req, extra) => {
+    const task = req.params.task;
+    if (task) return startTask(req.params.name, req.params.arguments, task.ttl, extra);
     const token = extra._meta?.progressToken;
     return callTool(req.params, {
       signal: extra.signal,
@@ -343,8 +375,11 @@ async function callMounted(ctx: ToolContext, name: string, args: unknown): Promi
       throw new WireError(LIMITED_ERROR_CODE, outcome.message, limitErrorData(outcome.refusal));
     case "not_found":
       throw new McpError(ErrorCode.InvalidParams, `unknown tool "${name}" (${String(outcome.document.error)}); try ${advertisedName("search_tools", ctx.view.naming)}`);
-    case "not_sent":
     case "accepted":
+      // A task-required tool that outlived the call's wait: it goes on in the background.
+      return jsonResult(outcome.document);
+    case "not_sent":
+    case "task":
       // Invalid arguments, a guardrail refusal, a declined confirmation: nothing was sent.
       return { ...jsonResult(outcome.document), isError: true };
     case "failed": {

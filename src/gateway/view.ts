@@ -4,13 +4,13 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { Catalog } from "../catalog/catalog.js";
 import { catalogRevision } from "../catalog/revision.js";
-import { capabilitySummary } from "../catalog/search/summary.js";
+import { capabilityHints, capabilitySummary, type SummaryServer } from "../catalog/search/summary.js";
 import type { CatalogEntry } from "../catalog/types.js";
 import { isNamespaced, type Config } from "../config/schema.js";
 import { canonicalJson } from "../util/json/canonical.js";
 import type { Guard } from "../guard/index.js";
 import { managementDefinitions, managementToolFor, type ManagementNaming, type ManagementTool, advertisedName } from "./management.js";
-import { type BudgetReport, buildInstructions, effectivePins, type MountPlan, planMounts, Scope, selectAdvertised } from "./policy/index.js";
+import { type BudgetReport, buildInstructions, effectivePins, type MountPlan, pinMatches, planMounts, Scope, selectAdvertised } from "./policy/index.js";
 import { receiptBudget } from "./receipts.js";
 
 export interface Advertisement {
@@ -27,10 +27,14 @@ export class AgentView {
   readonly budget: number | undefined;
   readonly naming: ManagementNaming;
   readonly instructions: string;
-  /** The bounded capability summary of the agent's servers (from config: fixed for the process). */
+  /**
+   * The bounded capability summary of the agent's servers, for the `initialize` instructions:
+   * from the config, and from the tools known at start for a server without use_when or a
+   * description (fixed for the process, as the instructions are).
+   */
   readonly capabilities: string;
   private cache:
-    | { generation: number; guard: number; entries: CatalogEntry[]; revision?: string; ad?: Advertisement; mounts?: MountPlan<CatalogEntry> }
+    | { generation: number; guard: number; entries: CatalogEntry[]; revision?: string; ad?: Advertisement; mounts?: MountPlan<CatalogEntry>; hints?: { hints: Record<string, string>; more: number } }
     | undefined;
 
   constructor(
@@ -89,6 +93,8 @@ export class AgentView {
         pins: this.pins,
         planOf: (server) => this.catalog.planOf(server),
         resultsUnchanged: receiptBudget(this.config) === undefined,
+        // Every session serves MCP tasks: any mounted tool may be called as one, or plainly.
+        taskSupport: "optional",
         bareName: (e) => {
           const m = this.toolMounts().byPublished.get(e.wire);
           return m !== undefined && m.item.namespaced === e.namespaced ? e.wire : undefined;
@@ -150,9 +156,30 @@ export class AgentView {
     return this.cache;
   }
 
-  private summary(): string {
+  /** Whether one of the agent's pins selects this tool (pins win ties in discovery). */
+  isPinned(entry: CatalogEntry): boolean {
+    return pinMatches(this.pins, entry.server, entry.tool, entry.wire, this.catalog.planOf(entry.server));
+  }
+
+  /**
+   * Each in-scope server's one-line capability hint, within `maxBytes` of JSON, with the tools
+   * known now (a no-match or weak answer carries them).
+   */
+  capabilityHints(maxBytes: number): { hints: Record<string, string>; more: number } {
+    const c = this.fresh();
+    c.hints ??= capabilityHints(this.summaryServers(), maxBytes);
+    return c.hints;
+  }
+
+  private summaryServers(): SummaryServer[] {
     const allow = this.scope.toolAllowlist;
-    const servers = Object.entries(this.config.servers)
+    const tools = new Map<string, { tool: string; description: string }[]>();
+    for (const e of this.entries()) {
+      const list = tools.get(e.server);
+      if (list) list.push(e);
+      else tools.set(e.server, [e]);
+    }
+    return Object.entries(this.config.servers)
       .filter(([name, s]) => s.enabled && this.scope.allowsServer(name))
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
       .map(([name, s]) => ({
@@ -161,7 +188,11 @@ export class AgentView {
         ...(s.tags ? { tags: s.tags } : {}),
         ...(s.use_when ? { use_when: s.use_when } : {}),
         ...(allow ? { allowedTools: allow.filter((t) => t.startsWith(`${name}__`)).map((t) => t.slice(name.length + 2)) } : {}),
+        ...(tools.has(name) ? { tools: tools.get(name) } : {}),
       }));
-    return capabilitySummary(servers);
+  }
+
+  private summary(): string {
+    return capabilitySummary(this.summaryServers());
   }
 }

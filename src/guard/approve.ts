@@ -1,9 +1,9 @@
 // What `mcphub approve` and `mcphub doctor` read and do, without a running gateway: the tools
 // whose definitions wait for an operator (changed since approved, or never approved on a
 // quarantined server), read from the pinned-definition store, and the approval itself. Running
-// gateways see an approval on their next call (they check the store's file on every call).
-import { readdirSync } from "node:fs";
+// gateways see an approval on their next call (the files: a stat per call; PostgreSQL: NOTIFY).
 import { planPublicNames } from "../catalog/names.js";
+import type { Store } from "../store/index.js";
 import type { Config } from "../config/index.js";
 import { byteOrder } from "../util/json/canonical.js";
 import { changeSummary, descriptionDiff, type PinnedDefinition } from "./definitions.js";
@@ -30,20 +30,14 @@ export interface UnreadableFile {
 
 export class ApproveError extends Error {}
 
-/** Every server with a definitions file, configured or not (configured ones first). */
+/** The configured servers with recorded definitions, by name. */
 function storedServers(store: DefinitionStore, config: Config): string[] {
-  let files: string[] = [];
-  try {
-    files = readdirSync(store.dir);
-  } catch {
-    // no store yet: nothing recorded
-  }
-  const names = files.filter((f) => f.endsWith(".json") && !f.startsWith(".")).map((f) => f.slice(0, -5));
+  const names = store.servers();
   return names.filter((n) => Object.hasOwn(config.servers, n)).sort(byteOrder);
 }
 
 /** The tools waiting for an approval, and definition files that cannot be read, per configured server. */
-export function pendingApprovals(dataDir: string, config: Config, only?: string): { pending: PendingTool[]; unreadable: UnreadableFile[] } {
+export function pendingApprovals(dataDir: string | Store, config: Config, only?: string): { pending: PendingTool[]; unreadable: UnreadableFile[] } {
   const store = new DefinitionStore(dataDir);
   const pending: PendingTool[] = [];
   const unreadable: UnreadableFile[] = [];
@@ -90,7 +84,7 @@ export interface Approved {
  * pending definition, `server` every pending definition of the server. Every name is checked
  * before anything is written, so a typo approves nothing.
  */
-export async function approveTools(dataDir: string, config: Config, names: readonly string[], now = Date.now()): Promise<Approved[]> {
+export async function approveTools(dataDir: string | Store, config: Config, names: readonly string[], now = Date.now()): Promise<Approved[]> {
   const { pending, unreadable } = pendingApprovals(dataDir, config);
   const store = new DefinitionStore(dataDir);
   const selected = new Map<string, Set<string>>();

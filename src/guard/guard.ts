@@ -14,6 +14,7 @@ import { changeSummary, descriptionDiff, pinnedDefinition, type PinnedDefinition
 import { effectOf, type Effect } from "./effects.js";
 import { agentPolicy, decide, type AgentPolicy } from "./policy.js";
 import { DefinitionStore, observedTool, type ObservedTool } from "./store.js";
+import type { Store } from "../store/index.js";
 import type { AuditRecord, Telemetry } from "../telemetry/index.js";
 import { errorText } from "../util/errors.js";
 import type { Logger } from "../util/log.js";
@@ -35,6 +36,8 @@ export interface GuardDeps {
   config: () => Config;
   catalog: Catalog;
   dataDir: string;
+  /** Where the pinned definitions are shared (default: the data directory's files). */
+  store?: Store;
   telemetry: () => Telemetry;
   log: Logger;
 }
@@ -64,7 +67,7 @@ export class Guard {
   private stopWatch: (() => void) | undefined;
 
   constructor(private readonly deps: GuardDeps) {
-    this.store = new DefinitionStore(deps.dataDir);
+    this.store = new DefinitionStore(deps.store ?? deps.dataDir);
     deps.catalog.onChange((server) => void this.observe(server));
   }
 

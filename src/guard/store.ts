@@ -1,16 +1,17 @@
-// The pinned-definition store: `<dataDir>/definitions/<server>.json` (0600 in a 0700 directory),
-// shared by every gateway process of the user and by `mcphub approve`. Per tool (by wire name) it
+// The pinned-definition store: one document per server in the store's `definitions` space
+// (`<dataDir>/definitions/<server>.json`, 0600 in a 0700 directory, on the files store; rows in
+// PostgreSQL), shared by every gateway process and replica and by `mcphub approve`. Per tool (by wire name) it
 // holds the approved definition and its hash, and the definition last seen when that differs
 // (`pending`: changed since approval, or never approved on a quarantined server). Writers
 // read-modify-write under one lock file and replace a file atomically (temp file + rename), so no
 // approval or first sight is lost when several processes write at once. Readers re-read a file
-// only when its stat changed, and while a watch on the directory is live not even stat it per
-// call: the watch says when a file changed, which makes checking the approval state on every call
-// cheap.
-import { chmodSync, mkdirSync, readFileSync, statSync, watch, type FSWatcher } from "node:fs";
+// only when its version changed (the store's mirror: a stat on the files, memory kept current by
+// LISTEN/NOTIFY on PostgreSQL), and while the mirror's watch is live not even that per call: the
+// watch says when a server's records changed, which makes checking the approval state on every
+// call cheap.
 import { join } from "node:path";
 import { z } from "zod";
-import { atomicWriteFile, ensurePrivateDir, withLockFile } from "../vault/fsutil.js";
+import { storeOf, type DocMirror, type Docs, type Store } from "../store/index.js";
 import { definitionHash, type PinnedDefinition } from "./definitions.js";
 
 export const DEFINITIONS_DIR = "definitions";
@@ -69,66 +70,75 @@ export interface ObserveResult {
 interface Cached {
   key: string;
   value: ServerRecords | UnreadableRecords;
-  /** When the file's stat last matched `key`. */
+  /** When the document's version last matched `key`. */
   checked: number;
 }
 
 /**
- * While the directory watch is live, a cached read is trusted without a stat until the watch
- * reports a change of that file, and re-checked at least this often anyway (a watch that misses an
- * event, as some file systems do, costs at most this much delay, never a stale approval forever).
+ * While the watch is live, a cached read is trusted without a look until the watch reports a
+ * change of that server, and re-checked at least this often anyway (a watch that misses an event,
+ * as some file systems do, costs at most this much delay, never a stale approval forever).
  */
 export const REVALIDATE_MS = 1000;
 
 export class DefinitionStore {
+  /** The directory of the files (files store), or where the rows are (PostgreSQL), for messages. */
   readonly dir: string;
+  private readonly docs: Docs;
+  private readonly mirrored: DocMirror;
+  private readonly files: boolean;
+  private readonly where: string;
   private readonly cache = new Map<string, Cached>();
-  private watcher: FSWatcher | undefined;
+  private unwatchStore: (() => void) | undefined;
   /** Servers whose cached records the live watch vouches for (no event since they were read). */
   private readonly fresh = new Set<string>();
 
-  constructor(dataDir: string) {
-    this.dir = join(dataDir, DEFINITIONS_DIR);
+  constructor(where: string | Store) {
+    const store = storeOf(where);
+    this.docs = store.docs("definitions");
+    this.mirrored = this.docs.mirror();
+    this.files = store.kind === "files";
+    this.where = store.where;
+    this.dir = this.files ? join(store.where, DEFINITIONS_DIR) : `${DEFINITIONS_DIR} in ${store.where}`;
   }
 
   pathOf(server: string): string {
-    return join(this.dir, `${server}.json`);
+    return this.files ? join(this.dir, `${server}.json`) : `the definitions of ${server} in ${this.where}`;
+  }
+
+  /** Servers with recorded definitions, sorted. */
+  servers(): string[] {
+    return this.mirrored.keys();
   }
 
   /**
-   * The server's records. This runs on every call, so it is incremental: while the directory
-   * watch is live, the cached records are returned as they are until the watch reports a change
-   * of the file (an approval by `mcphub approve` in another process arrives that way, before the
-   * next call), re-checked at least every REVALIDATE_MS; without a watch, one stat per call
-   * decides. The file is re-read only when its stat changed. A missing file is an empty record
-   * set; a damaged one is reported, never silently treated as empty (which would trust every tool
-   * again).
+   * The server's records, re-read only when the document's version changed (one stat per call
+   * on the files, none on PostgreSQL). A missing document is an empty record set; a damaged one
+   * is reported, never silently treated as empty (which would trust every tool again).
    */
   read(server: string, now = Date.now()): ServerRecords | UnreadableRecords {
     const hit = this.cache.get(server);
     if (hit && this.fresh.has(server) && now - hit.checked < REVALIDATE_MS) return hit.value;
-    const path = this.pathOf(server);
-    // Marked before the stat: an event arriving after this point invalidates what is read now.
-    if (this.watcher) this.fresh.add(server);
-    let key: string;
+    // Marked before the look: an event arriving after this point invalidates what is read now.
+    if (this.unwatchStore) this.fresh.add(server);
+    let entry;
     try {
-      const st = statSync(path, { bigint: true });
-      key = `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+      entry = this.mirrored.peek(server);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT") {
-        const value = { server, tools: {} };
-        this.cache.set(server, { key: "missing", value, checked: now });
-        return value;
-      }
       this.fresh.delete(server);
       return { server, unreadable: (err as Error).message };
     }
-    if (hit?.key === key) {
+    if (!entry) {
+      const value = { server, tools: {} };
+      this.cache.set(server, { key: "missing", value, checked: now });
+      return value;
+    }
+    if (hit?.key === entry.version) {
       hit.checked = now;
       return hit.value;
     }
-    const value = parseFile(server, () => readFileSync(path, "utf8"));
-    this.cache.set(server, { key, value, checked: now });
+    const value = parseFile(server, () => entry.bytes().toString("utf8"));
+    this.cache.set(server, { key: entry.version, value, checked: now });
     return value;
   }
 
@@ -140,7 +150,7 @@ export class DefinitionStore {
    */
   async observe(server: string, tools: readonly ObservedTool[], opts: { quarantine: boolean; now?: number }): Promise<ObserveResult> {
     // Every start observes every server's listing, and nearly always nothing changed: decided
-    // from the (stat-cached) file without the lock; only a change takes it and decides again.
+    // from the (cached) document without the lock; only a change takes it and decides again.
     const known = this.read(server);
     if (!("unreadable" in known) && !observeInto(bare(known.tools), tools, opts).dirty) return { firstSeen: [], changed: [], awaiting: [] };
     let result: ObserveResult = { firstSeen: [], changed: [], awaiting: [] };
@@ -172,58 +182,48 @@ export class DefinitionStore {
   }
 
   /**
-   * Calls `onChange(server)` when a server's file changes (an approval by `mcphub approve`, a
-   * record by another gateway). While it is live, `read()` trusts its cache until such an event;
-   * when the watch fails or is closed, `read()` goes back to one stat per call.
+   * Calls `onChange(server)` when a server's records change (an approval by `mcphub approve`, a
+   * record by another gateway or replica): a directory watch on the files, NOTIFY on PostgreSQL.
+   * The watch is a hint on the files; `read()` checks the stat on every call anyway.
    */
   watch(onChange: (server: string) => void): () => void {
-    if (this.watcher) throw new Error("the definition store is already watched");
-    try {
-      ensurePrivateDirSync(this.dir);
-      this.watcher = watch(this.dir, { persistent: false }, (_event, file) => {
-        const name = typeof file === "string" && file.endsWith(".json") && !file.startsWith(".") ? file.slice(0, -5) : undefined;
-        if (typeof file !== "string") {
-          this.fresh.clear(); // an event without a name could be any file
-          return;
-        }
-        if (name === undefined) return;
-        this.fresh.delete(name);
-        onChange(name);
-      });
-      this.watcher.on("error", () => this.unwatch());
-    } catch {
-      // No watcher (odd file systems): the per-call stat check still sees every approval.
-      this.watcher = undefined;
-    }
+    if (this.unwatchStore) throw new Error("the definition store is already watched");
+    this.unwatchStore = this.mirrored.watch((server) => {
+      if (server === undefined) {
+        this.fresh.clear(); // a change without a name could be any server's
+        return;
+      }
+      this.fresh.delete(server);
+      onChange(server);
+    });
     return () => this.unwatch();
   }
 
   /** Whether reads currently rely on the watch (for tests). */
   get watched(): boolean {
-    return this.watcher !== undefined;
+    return this.unwatchStore !== undefined;
   }
 
   private unwatch(): void {
-    this.watcher?.close();
-    this.watcher = undefined;
+    this.unwatchStore?.();
+    this.unwatchStore = undefined;
     this.fresh.clear();
   }
 
-  /** Read-modify-write of one server's file under the store's lock. */
+  /** Read-modify-write of one server's records under the store's lock. */
   private async update(server: string, edit: (records: Record<string, ToolRecord>) => boolean): Promise<void> {
-    await ensurePrivateDir(this.dir);
-    await withLockFile(join(this.dir, ".lock"), async () => {
+    await this.docs.update(server, (bytes) => {
       this.cache.delete(server);
-      const current = this.read(server);
+      const current: ServerRecords | UnreadableRecords = bytes === undefined ? { server, tools: {} } : parseFile(server, () => bytes.toString("utf8"));
       if ("unreadable" in current) {
         throw new Error(`${this.pathOf(server)} is unreadable (${current.unreadable}); fix it, or delete it to record the server's tools afresh`);
       }
       const records = bare(current.tools);
-      if (!edit(records)) return;
+      if (!edit(records)) return { value: undefined };
       const body = { version: FILE_VERSION, server, tools: sortKeys(records) };
-      await atomicWriteFile(this.pathOf(server), `${JSON.stringify(body, null, 1)}\n`);
-      this.cache.delete(server);
+      return { write: Buffer.from(`${JSON.stringify(body, null, 1)}\n`, "utf8"), value: undefined };
     });
+    this.cache.delete(server);
   }
 }
 
@@ -293,11 +293,6 @@ function sortKeys<T>(rec: Record<string, T>): Record<string, T> {
   const out = Object.create(null) as Record<string, T>;
   for (const k of Object.keys(rec).sort()) out[k] = rec[k] as T;
   return out;
-}
-
-function ensurePrivateDirSync(dir: string): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  chmodSync(dir, 0o700); // the directory may predate this process
 }
 
 /** The version a record would be approved at for `definition` (the hash the store keeps). */

@@ -226,7 +226,7 @@ export function explainBwrapFailure(stderr: string, sw: NamespaceSwitches): Sand
     const m = /execvp ([^:\s]+)/.exec(said);
     return new SandboxError(
       `the command ${m?.[1] ?? ""} could not be run inside the sandbox (bwrap said: ${said})`,
-      `install it in a system folder, or list the folder it lives in under sandbox.read, ${OFF_HINT}`,
+      `install it in a system folder, or list the folder it lives in (for a script, also the interpreter its #! line names) under sandbox.read, ${OFF_HINT}`,
     );
   }
   if (/Unknown option|requires|cannot be combined/i.test(said)) {

@@ -1,6 +1,6 @@
 // The few questions a sandbox plan asks of the file system, behind an interface so the plan is a
 // pure function that tests can feed any tree.
-import { lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
+import { closeSync, lstatSync, openSync, readlinkSync, readSync, realpathSync, statSync } from "node:fs";
 
 export type EntryKind = "dir" | "file" | "other";
 
@@ -11,6 +11,8 @@ export interface FsProbe {
   link(p: string): string | undefined;
   /** `p` with every symlink resolved; `p` itself when that fails. */
   realpath(p: string): string;
+  /** The first line of the file at `p` (at most 256 bytes); undefined when it cannot be read. */
+  firstLine(p: string): string | undefined;
 }
 
 export const realFs: FsProbe = {
@@ -34,6 +36,19 @@ export const realFs: FsProbe = {
       return realpathSync(p);
     } catch {
       return p;
+    }
+  },
+  firstLine(p) {
+    let fd: number | undefined;
+    try {
+      fd = openSync(p, "r");
+      const buf = Buffer.alloc(256);
+      const n = readSync(fd, buf, 0, buf.length, 0);
+      return buf.subarray(0, n).toString("latin1").split("\n")[0];
+    } catch {
+      return undefined;
+    } finally {
+      if (fd !== undefined) closeSync(fd);
     }
   },
 };

@@ -1,7 +1,9 @@
 // What a server's runtime needs to see besides the system folders, read-only: the command's own
-// installation when it lives outside them (nvm, pyenv, a virtualenv, ~/.cargo), the script an
-// interpreter is given and the package it belongs to, npm's cache for npx (so packages already
-// installed run offline), uv's cache and tools for uvx. Never the home directory as a whole.
+// installation when it lives outside them (nvm, pyenv, a virtualenv, ~/.cargo), the interpreter a
+// command that is a script names in its `#!` line (and that one's installation: a pipx or uv tool's
+// virtualenv python, `#!/usr/bin/env node` under nvm), the script an interpreter is given and the
+// package it belongs to, npm's cache for npx (so packages already installed run offline), uv's
+// cache and tools for uvx. Never the home directory as a whole.
 import { basename, dirname, join, posix } from "node:path";
 import { isInside } from "./paths.js";
 import type { FsProbe } from "./fs-probe.js";
@@ -55,13 +57,17 @@ function installRoot(file: string, home: string): string | undefined {
  * dependencies are hoisted to the workspace root). Else the script's own folder.
  */
 function projectOf(file: string, home: string, fs: FsProbe): string {
-  const own = dirname(file);
+  return projectRoot(file, home, fs) ?? dirname(file);
+}
+
+/** projectOf without the fallback: undefined when the script belongs to no project. */
+function projectRoot(file: string, home: string, fs: FsProbe): string | undefined {
   const installed = file.indexOf("/node_modules/");
   if (installed > 0) {
     const root = file.slice(0, installed);
     if (showable(root, home)) return root;
   }
-  for (let dir = own; showable(dir, home); dir = dirname(dir)) {
+  for (let dir = dirname(file); showable(dir, home); dir = dirname(dir)) {
     if (!PROJECT_MARKERS.some((m) => fs.kind(join(dir, m)) === "file")) {
       if (dirname(dir) === dir) break;
       continue;
@@ -72,24 +78,74 @@ function projectOf(file: string, home: string, fs: FsProbe): string {
     }
     return dir;
   }
-  return own;
+  return undefined;
 }
+
+/** env's options that take a value as the next word (`env -u NAME prog`). */
+const ENV_VALUE_OPTIONS = new Set(["-u", "--unset", "-C", "--chdir", "-P", "-a", "--argv0"]);
+
+/**
+ * The interpreter a script names in its `#!` line, as the kernel and env find it: an absolute
+ * path, or for `#!/usr/bin/env [options] NAME`, NAME on the server's PATH. Undefined when the file
+ * is no script or the interpreter cannot be found (the launch then fails and says so).
+ */
+function shebangInterpreter(file: string, path: string | undefined, fs: FsProbe): string | undefined {
+  const line = fs.firstLine(file);
+  if (!line?.startsWith("#!")) return undefined;
+  const words = line.slice(2).trim().split(/\s+/).filter(Boolean);
+  const first = words[0];
+  if (first === undefined || !posix.isAbsolute(first)) return undefined;
+  if (basename(first) !== "env") return first;
+  let prog: string | undefined;
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i] as string;
+    if (ENV_VALUE_OPTIONS.has(w)) i++;
+    else if (!w.startsWith("-") && !w.includes("=")) {
+      prog = w;
+      break;
+    }
+  }
+  if (prog === undefined) return undefined;
+  if (prog.includes("/")) return posix.isAbsolute(prog) ? prog : undefined;
+  for (const dir of (path ?? "").split(":")) {
+    if (posix.isAbsolute(dir) && fs.kind(posix.join(dir, prog)) === "file") return posix.join(dir, prog);
+  }
+  return undefined;
+}
+
+/** How many `#!` hops are followed (a shim that runs a script that names an interpreter). */
+const SHEBANG_HOPS = 3;
 
 export function runtimeNeeds(input: RuntimeInput): RuntimeNeeds {
   const { home, fs } = input;
   const paths: RuntimePath[] = [];
   const env: Record<string, string> = {};
+  // One entry per place: a folder takes the place of what it holds.
   const add = (path: string, why: string) => {
-    if (!paths.some((p) => p.path === path)) paths.push({ path, why });
+    if (paths.some((p) => isInside(path, p.path))) return;
+    for (let i = paths.length - 1; i >= 0; i--) if (isInside((paths[i] as RuntimePath).path, path)) paths.splice(i, 1);
+    paths.push({ path, why });
   };
   const name = basename(input.command);
 
-  if (posix.isAbsolute(input.command) && fs.kind(input.command) === "file") {
-    for (const file of new Set([input.command, fs.realpath(input.command)])) {
+  // The command, and the interpreter of each script on the way (its `#!` line, followed).
+  let program = posix.isAbsolute(input.command) && fs.kind(input.command) === "file" ? input.command : undefined;
+  for (let hop = 0; program !== undefined && hop <= SHEBANG_HOPS; hop++) {
+    const label = basename(program);
+    const real = fs.realpath(program);
+    for (const file of new Set([program, real])) {
       const root = installRoot(file, home);
-      if (root) add(root, `the installation of ${name}`);
-      else add(file, `the command ${name}`);
+      if (root) add(root, hop === 0 ? `the installation of ${label}` : `the installation of ${label}, the interpreter of ${name}`);
+      else add(file, hop === 0 ? `the command ${label}` : `${label}, the interpreter of ${name}`);
     }
+    const next = shebangInterpreter(real, input.env.PATH, fs);
+    if (next === undefined || fs.kind(next) !== "file") break;
+    // A script run by node or python finds its modules in its project, as a script argument does.
+    if (INTERPRETERS.test(basename(fs.realpath(next)))) {
+      const project = projectRoot(real, home, fs);
+      if (project) add(project, `the project of ${basename(real)}`);
+    }
+    program = next;
   }
 
   if (name === "npx" || name === "npm") {

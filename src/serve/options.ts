@@ -1,6 +1,7 @@
 // What every front door is started with: the validated config (and its file, followed for hot
 // reload), the data directory, the environment, the agent whose scope it serves, and the logger.
 import type { Config, ListenAddress } from "../config/schema.js";
+import type { Store } from "../store/index.js";
 import type { LogFormat, Logger } from "../util/log.js";
 
 export interface ServeOptions {
@@ -15,6 +16,8 @@ export interface ServeOptions {
   logFormat?: LogFormat;
   /** `mcp serve`: serve /metrics on this loopback address (`--metrics-listen`, telemetry.metrics.listen). */
   metricsListen?: ListenAddress;
+  /** The shared state (PostgreSQL in team mode); absent, the data directory's files. */
+  store?: Store;
   /** Every known harness's config file (from the CLI's harness registry): sandboxed servers never see them. */
   harnessFiles?: readonly string[];
 }

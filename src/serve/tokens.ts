@@ -1,14 +1,14 @@
 // Per-agent bearer tokens for the HTTP daemon. A token is `mcphub_` + 32 random bytes (base64url);
-// only its SHA-256 is stored, in `<dataDir>/tokens.json` (0600, directory 0700), so the file does
-// not hold usable secrets. The CLI writes (create, revoke) while a daemon reads (verify on every
-// request): writers take a lock file and replace the file atomically (temp + rename), and readers
-// re-read only when the file's identity (inode, mtime, size) changed, so a revoke takes effect on
-// the daemon's next request without a restart.
+// only its SHA-256 is stored, in the store's `tokens` document (`<dataDir>/tokens.json`, 0600, in
+// the files store; a row in PostgreSQL), so the store does not hold usable secrets. The CLI writes
+// (create, revoke) while daemons read (verify on every request): writers read-modify-write under
+// the store's lock, and readers re-parse only when the document's version changed (one stat per
+// request on the files, nothing at all on PostgreSQL, whose copy in memory LISTEN/NOTIFY keeps
+// current), so a revoke takes effect on every daemon's next request without a restart.
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import { mkdirSync, statSync } from "node:fs";
-import { open, readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
+import { storeOf, type Docs, type Store } from "../store/index.js";
 
 export interface TokenInfo {
   id: string;
@@ -38,8 +38,7 @@ const fileSchema = z.object({ version: z.literal(1), tokens: z.array(storedSchem
 type StoredToken = z.infer<typeof storedSchema>;
 type TokenFile = z.infer<typeof fileSchema>;
 
-const LOCK_WAIT_MS = 5000;
-const LOCK_STALE_MS = 30_000;
+const KEY = "tokens";
 
 /** The token of an `Authorization: Bearer <token>` header, if that is what it holds. */
 export function bearerFrom(header: string | undefined): string | undefined {
@@ -55,16 +54,20 @@ function info(t: StoredToken): TokenInfo {
 }
 
 export class TokenStore {
+  private readonly docs: Docs;
+  /** What the file is called, for messages. */
   private readonly file: string;
-  /** Cached parse of the file and the identity it was read at. */
+  /** Cached parse of the document and the version it was read at. */
   private cache: { key: string; tokens: StoredToken[]; hashes: Buffer[] } | undefined;
 
-  private constructor(private readonly dataDir: string) {
-    this.file = join(dataDir, "tokens.json");
+  private constructor(store: Store) {
+    this.docs = store.docs("tokens");
+    this.file = store.kind === "files" ? join(store.where, "tokens.json") : `the tokens of ${store.where}`;
   }
 
-  static open(dataDir: string): TokenStore {
-    return new TokenStore(dataDir);
+  /** The tokens of a data directory (the files store) or of a store. */
+  static open(where: string | Store): TokenStore {
+    return new TokenStore(storeOf(where));
   }
 
   /** Creates a token for `agent`. The plaintext is returned once and never stored. */
@@ -114,7 +117,7 @@ export class TokenStore {
   }
 
   /**
-   * One look at the token file per request: whether tokens are required at all and, when a bearer
+   * One look at the tokens per request: whether tokens are required at all and, when a bearer
    * was presented, whose it is. Tokens are required once any token has ever been created, revoked
    * ones included: revoking the last token must never reopen the daemon to anonymous callers.
    */
@@ -142,30 +145,24 @@ export class TokenStore {
     return tokens.some((t) => t.revoked === undefined);
   }
 
-  /** The file's tokens, re-read only when the file changed since the last read. */
+  /** The tokens, re-parsed only when the document changed since the last read. */
   private async current(): Promise<{ tokens: StoredToken[]; hashes: Buffer[] }> {
-    // A synchronous stat on purpose: this runs on every daemon request, and the asynchronous one
-    // (a thread-pool round trip, plus an exception per request while no token file exists) was
-    // the largest single item in the daemon's CPU profile. The call itself takes microseconds.
-    const s = statSync(this.file, { throwIfNoEntry: false });
-    const key = s ? `${s.ino}:${s.mtimeMs}:${s.size}` : "absent";
+    // The mirror: a synchronous stat of tokens.json on the files (the asynchronous one, plus an
+    // exception per request while no token file exists, was the largest single item in the
+    // daemon's CPU profile), the copy in memory on PostgreSQL.
+    const entry = this.docs.mirror().peek(KEY);
+    const key = entry ? entry.version : "absent";
     if (this.cache?.key === key) return this.cache;
-    const f = await this.read();
+    const f = entry ? this.parse(entry.bytes()) : { version: 1 as const, tokens: [] };
     this.cache = { key, tokens: f.tokens, hashes: f.tokens.map((t) => Buffer.from(t.hash, "hex")) };
     return this.cache;
   }
 
-  private async read(): Promise<TokenFile> {
-    let text: string;
-    try {
-      text = await readFile(this.file, "utf8");
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT") return { version: 1, tokens: [] };
-      throw err;
-    }
+  private parse(bytes: Buffer | undefined): TokenFile {
+    if (bytes === undefined) return { version: 1, tokens: [] };
     let raw: unknown;
     try {
-      raw = JSON.parse(text);
+      raw = JSON.parse(bytes.toString("utf8"));
     } catch {
       throw new Error(`${this.file} is not valid JSON; restore it from a backup or remove it and create new tokens`);
     }
@@ -177,54 +174,13 @@ export class TokenStore {
     return parsed.data;
   }
 
-  /** Read-modify-write under the lock, replacing the file atomically (0600). */
+  /** Read-modify-write under the store's lock, replacing the document atomically. */
   private async update(change: (f: TokenFile) => void): Promise<void> {
-    mkdirSync(this.dataDir, { recursive: true, mode: 0o700 });
-    const release = await this.lock();
-    try {
-      const f = await this.read();
+    await this.docs.update(KEY, (current) => {
+      const f = this.parse(current);
       change(f);
-      const tmp = `${this.file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-      try {
-        await writeFile(tmp, `${JSON.stringify(f, null, 2)}\n`, { mode: 0o600, flag: "wx" });
-        await rename(tmp, this.file);
-      } catch (err) {
-        await unlink(tmp).catch(() => undefined);
-        throw err;
-      }
-      this.cache = undefined;
-    } finally {
-      await release();
-    }
-  }
-
-  /**
-   * An exclusive lock file beside tokens.json (O_CREAT|O_EXCL). A lock older than 30 s is taken to
-   * belong to a crashed process and removed.
-   */
-  private async lock(): Promise<() => Promise<void>> {
-    const path = `${this.file}.lock`;
-    const deadline = Date.now() + LOCK_WAIT_MS;
-    for (;;) {
-      try {
-        const fh = await open(path, "wx", 0o600);
-        await fh.writeFile(String(process.pid));
-        await fh.close();
-        return () => unlink(path).catch(() => undefined);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-      }
-      try {
-        const s = await stat(path);
-        if (Date.now() - s.mtimeMs > LOCK_STALE_MS) {
-          await unlink(path).catch(() => undefined);
-          continue;
-        }
-      } catch {
-        continue; // released between our attempts
-      }
-      if (Date.now() > deadline) throw new Error(`${path} is held by another mcphub process; try again (or remove it if no mcphub is running)`);
-      await new Promise((r) => setTimeout(r, 20 + Math.random() * 30));
-    }
+      return { write: Buffer.from(`${JSON.stringify(f, null, 2)}\n`, "utf8"), value: undefined };
+    });
+    this.cache = undefined;
   }
 }

@@ -1,9 +1,10 @@
 // The guardrails' audit trail: one record per refusal, confirmation asked (and its answer),
-// definition change noticed and approval, in `audit-YYYY-MM-DD.ndjson` beside the call records.
+// definition change noticed and approval, in `audit-YYYY-MM-DD.ndjson` beside the call records
+// (the store's log: files, or rows in PostgreSQL).
 // Like a call record it holds names, classes and config keys, never an argument value: the
 // encoder writes exactly the fields below, each checked for shape, so nothing else reaches disk.
 import { readFile } from "node:fs/promises";
-import { dayFiles } from "./files.js";
+import { storeOf, type Store } from "../store/index.js";
 
 export const AUDIT_EVENTS = [
   /** A call refused by the policy or by a pinned definition; it never reached the downstream. */
@@ -78,15 +79,23 @@ export interface AuditReport {
 }
 
 /** Reads the audit trail of a window (small files: read whole, parsed line by line). */
-export async function queryAudit(dataDir: string, q: AuditQuery = {}, limit = 20): Promise<AuditReport> {
+export async function queryAudit(source: string | Store, q: AuditQuery = {}, limit = 20): Promise<AuditReport> {
   const now = q.now ?? Date.now();
   const cutoff = q.sinceMs !== undefined ? now - q.sinceMs : undefined;
   const counts: AuditReport["counts"] = {};
   const all: AuditRecord[] = [];
-  for (const f of await dayFiles(dataDir, cutoff, "audit")) {
-    let text: string;
+  const log = storeOf(source).log();
+  let segments;
+  try {
+    segments = await log.segments("audit", cutoff);
+  } finally {
+    await log.close();
+  }
+  for (const seg of segments) {
+    let text = "";
     try {
-      text = await readFile(f.path, "utf8");
+      if (seg.path !== undefined) text = await readFile(seg.path, "utf8");
+      else for await (const batch of seg.read(0)) text += batch.text;
     } catch {
       continue;
     }

@@ -1,12 +1,26 @@
-// Aggregation over the day files: `mcphub stats`, the `stats` management tool, `pin --top N` and
-// `status` (enabled servers never called) all read through here. Only the files whose day
-// overlaps the window are opened; within them, lines older than the cutoff are skipped after
-// reading their timestamp alone.
+// Aggregation over the day segments of the store's log: `mcphub stats`, the `stats` management
+// tool, `pin --top N` and `status` (enabled servers never called) all read through here. Only the
+// segments whose day overlaps the window are read; within them, lines older than the cutoff are
+// skipped after reading their timestamp alone. Day files (the files store) may be split over
+// worker threads; PostgreSQL's segments are read in this thread, through the same parser.
 import { stat } from "node:fs/promises";
+import { storeOf, type LogKind, type LogSegment, type Store } from "../store/index.js";
 import { own, StatsAccumulator, type Agg } from "./aggregate.js";
-import { dayFiles } from "./files.js";
 import { defaultWorkers, scanInWorkers, splitRuns } from "./parallel.js";
-import { scanFile, type ScanResult, type ScannedRow } from "./scan.js";
+import { scanFile, scanSegment, type ScanResult, type ScannedRow } from "./scan.js";
+
+/** Where telemetry is read from: a data directory (its files), or a store. */
+export type TelemetrySource = string | Store;
+
+/** The segments of `kind` that may hold records at or after `cutoff`, oldest first. */
+export async function logSegments(source: TelemetrySource, cutoff: number | undefined, kind: LogKind = "calls"): Promise<LogSegment[]> {
+  const log = storeOf(source).log();
+  try {
+    return await log.segments(kind, cutoff);
+  } finally {
+    await log.close();
+  }
+}
 
 export interface StatsQuery {
   /** Window length: only calls with ts >= now - sinceMs. Omitted = everything retained. */
@@ -142,18 +156,18 @@ function windowStart(sinceMs: number | undefined, now: number): number | undefin
 }
 
 async function scanWindow(
-  dataDir: string,
+  source: TelemetrySource,
   cutoff: number | undefined,
   onRow: (r: ScannedRow) => void,
 ): Promise<ScanResult> {
   const result: ScanResult = { rows: 0, malformed: 0 };
-  for (const f of await dayFiles(dataDir, cutoff)) {
-    await scanFile(f.path, onRow, cutoff ?? 0, result);
+  for (const seg of await logSegments(source, cutoff)) {
+    await scanSegment(seg, onRow, cutoff ?? 0, result);
   }
   return result;
 }
 
-export async function queryStats(dataDir: string, q: StatsQuery = {}): Promise<StatsReport> {
+export async function queryStats(source: TelemetrySource, q: StatsQuery = {}): Promise<StatsReport> {
   const now = q.now ?? Date.now();
   const recentN = q.recent !== undefined && q.recent > 0 ? Math.floor(q.recent) : 0;
   const cutoff = windowStart(q.sinceMs, now);
@@ -161,20 +175,24 @@ export async function queryStats(dataDir: string, q: StatsQuery = {}): Promise<S
   const wantTools = q.tools === true;
   const acc = new StatsAccumulator(filter, wantTools, recentN);
 
-  const files = await dayFiles(dataDir, cutoff);
-  let workers = q.workers;
+  const segments = await logSegments(source, cutoff);
+  const files = segments.every((seg) => seg.path !== undefined) ? segments.map((seg) => ({ path: seg.path as string })) : undefined;
+  let workers = files ? q.workers : 0;
   let sized: { path: string; size: number }[] = [];
-  if (workers === undefined || workers > 1) {
+  if (files && (workers === undefined || workers > 1)) {
     sized = await Promise.all(files.map(async (f) => ({ path: f.path, size: await sizeOf(f.path) })));
     workers ??= defaultWorkers(sized.reduce((n, f) => n + f.size, 0));
   }
-  if (workers > 1 && files.length > 1) {
+  if (files && workers !== undefined && workers > 1 && files.length > 1) {
     const runs = splitRuns(sized, Math.floor(workers)).map((run) => run.map((f) => f.path));
     const partials = await scanInWorkers(runs, { minTs: cutoff ?? 0, filter, tools: wantTools, recent: recentN });
     for (const p of partials) acc.merge(p);
   } else {
     const result: ScanResult = { rows: 0, malformed: 0 };
-    for (const f of files) await scanFile(f.path, acc.onRow, cutoff ?? 0, result);
+    for (const seg of segments) {
+      if (seg.path !== undefined) await scanFile(seg.path, acc.onRow, cutoff ?? 0, result);
+      else await scanSegment(seg, acc.onRow, cutoff ?? 0, result);
+    }
   }
 
   const totals = acc.totals;
@@ -211,7 +229,7 @@ export async function queryStats(dataDir: string, q: StatsQuery = {}): Promise<S
     const threshold = recent.threshold();
     const kept: KeptCall[] = [];
     if (threshold !== undefined) {
-      await scanWindow(dataDir, Math.max(threshold, cutoff ?? 0), (r) => {
+      await scanWindow(source, Math.max(threshold, cutoff ?? 0), (r) => {
         if (acc.matches(r)) kept.push(keep(r, kept.length));
       });
     }
@@ -234,11 +252,11 @@ async function sizeOf(path: string): Promise<number> {
 
 /** The N most-called tools in the window (for `mcphub pin --top N`), by calls then name. */
 export async function topTools(
-  dataDir: string,
+  source: TelemetrySource,
   opts: { n: number; sinceMs?: number; now?: number },
 ): Promise<{ server: string; tool: string; namespaced: string; calls: number }[]> {
   const counts = new Map<string, Map<string, { namespaced: string; calls: number }>>();
-  await scanWindow(dataDir, windowStart(opts.sinceMs, opts.now ?? Date.now()), (r) => {
+  await scanWindow(source, windowStart(opts.sinceMs, opts.now ?? Date.now()), (r) => {
     let byTool = counts.get(r.server);
     if (byTool === undefined) counts.set(own(r.server), (byTool = new Map()));
     const t = byTool.get(r.tool);
@@ -253,9 +271,9 @@ export async function topTools(
 }
 
 /** Servers with at least one recorded call in the window (for `status`: enabled but never called). */
-export async function calledServers(dataDir: string, opts: { sinceMs?: number; now?: number } = {}): Promise<Set<string>> {
+export async function calledServers(source: TelemetrySource, opts: { sinceMs?: number; now?: number } = {}): Promise<Set<string>> {
   const seen = new Set<string>();
-  await scanWindow(dataDir, windowStart(opts.sinceMs, opts.now ?? Date.now()), (r) => {
+  await scanWindow(source, windowStart(opts.sinceMs, opts.now ?? Date.now()), (r) => {
     if (!seen.has(r.server)) seen.add(own(r.server));
   });
   return seen;

@@ -5,9 +5,11 @@
 // gateways) appends to the same files, so the page shows the same calls `mcphub stats` counts.
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
+import { storeOf, type Store } from "../store/index.js";
 import { nthSmallest } from "./aggregate.js";
 import { dayFileName, telemetryDir } from "./files.js";
-import { scanFile, type ScannedRow } from "./scan.js";
+import { logSegments } from "./query.js";
+import { scanFile, scanSegment, type ScannedRow } from "./scan.js";
 import { NOT_SENT_ERROR_CLASSES } from "./record.js";
 
 export const RECENT_WINDOW_MS = 60 * 60_000;
@@ -65,6 +67,8 @@ export interface RecentOptions {
 
 export class RecentCalls {
   private readonly dir: string;
+  /** A shared store (PostgreSQL): segments are tailed by their own positions, not files. */
+  private readonly shared: Store | undefined;
   private readonly windowMs: number;
   private readonly now: () => number;
   private readonly minRefreshMs: number;
@@ -77,8 +81,10 @@ export class RecentCalls {
   /** Lines seen that were not records (torn by a crash); for tests and diagnostics. */
   malformed = 0;
 
-  constructor(dataDir: string, opts: RecentOptions = {}) {
-    this.dir = telemetryDir(dataDir);
+  constructor(where: string | Store, opts: RecentOptions = {}) {
+    const store = storeOf(where);
+    this.dir = telemetryDir(store.where);
+    this.shared = store.kind === "files" ? undefined : store;
     this.windowMs = opts.windowMs ?? RECENT_WINDOW_MS;
     this.now = opts.now ?? Date.now;
     this.minRefreshMs = opts.minRefreshMs ?? 1000;
@@ -156,6 +162,22 @@ export class RecentCalls {
     for (const name of this.files.keys()) if (!names.includes(name)) this.files.delete(name);
     const firstMinute = Math.floor(now / BUCKET_MS) - this.minutes() + 1;
     const onRow = (row: ScannedRow) => this.add(row, firstMinute);
+    if (this.shared) {
+      const segments = new Map((await logSegments(this.shared, cutoff)).map((seg) => [seg.name, seg]));
+      for (const name of names) {
+        const seg = segments.get(name);
+        if (!seg) {
+          this.files.delete(name);
+          continue;
+        }
+        const at = this.files.get(name) ?? { offset: 0, ino: 0 };
+        const result = await scanSegment(seg, onRow, cutoff, { rows: 0, malformed: 0 }, { from: at.offset });
+        this.malformed += result.malformed;
+        this.files.set(name, { offset: result.end ?? at.offset, ino: 0 });
+      }
+      this.expire();
+      return;
+    }
     for (const name of names) {
       const path = join(this.dir, name);
       let ino: number;

@@ -6,6 +6,7 @@
 // reused row. Anything the fast path does not expect (an escaped string, a float, an object line)
 // falls back to JSON.parse for that line, so any valid NDJSON record is read correctly.
 import { open } from "node:fs/promises";
+import type { LogSegment } from "../store/index.js";
 import { RECORD_FIELDS, type CallVia } from "./record.js";
 
 /**
@@ -262,6 +263,62 @@ function parseSlow(line: string, row: ScannedRow, minTs: number): number {
   return ROW;
 }
 
+/** A parser for runs of whole lines: calls `onRow` for every record with ts >= minTs. */
+function lineScanner(onRow: (row: ScannedRow) => void, minTs: number, result: ScanResult): (text: string) => void {
+  const row = new ScannedRow();
+  // Lines with a backslash (an escaped character in a name) go to JSON.parse; `nextBs` tracks the
+  // next backslash in the chunk so finding them costs one pass, not one search per line.
+  let nextBs = -1;
+  const handleLine = (text: string, start: number, end: number): void => {
+    if (end <= start) return;
+    row.reset(text);
+    if (nextBs >= 0 && nextBs < start) nextBs = text.indexOf("\\", start);
+    let r = nextBs >= 0 && nextBs < end ? BAD : parseFast(text, start, end, row, minTs);
+    if (r === BAD) r = parseSlow(text.slice(start, end), row, minTs);
+    if (r === ROW) {
+      result.rows++;
+      onRow(row);
+    } else if (r === BAD) {
+      result.malformed++;
+    }
+  };
+  return (text: string): void => {
+    nextBs = text.indexOf("\\");
+    let start = 0;
+    for (;;) {
+      const nl = text.indexOf("\n", start);
+      if (nl < 0) {
+        handleLine(text, start, text.length);
+        return;
+      }
+      handleLine(text, start, nl);
+      start = nl + 1;
+    }
+  };
+}
+
+/**
+ * Scans one segment of the store's log: a local file through scanFile (read-ahead, tail
+ * offsets), any other segment through its batches of whole lines (`tail.from` and `end` are then
+ * the segment's own positions).
+ */
+export async function scanSegment(
+  seg: LogSegment,
+  onRow: (row: ScannedRow) => void,
+  minTs = 0,
+  result: ScanResult = { rows: 0, malformed: 0 },
+  tail?: TailOptions,
+): Promise<ScanResult> {
+  if (seg.path !== undefined) return scanFile(seg.path, onRow, minTs, result, tail);
+  const lines = lineScanner(onRow, minTs, result);
+  if (tail) result.end = tail.from;
+  for await (const batch of seg.read(tail?.from ?? 0)) {
+    lines(batch.text);
+    if (tail) result.end = batch.end;
+  }
+  return result;
+}
+
 /**
  * Streams one day file, calling `onRow` for every record with ts >= minTs. A file that vanished
  * (pruned by another process meanwhile) reads as empty.
@@ -281,36 +338,7 @@ export async function scanFile(
     throw err;
   }
   if (tail) result.end = tail.from;
-  const row = new ScannedRow();
-  // Lines with a backslash (an escaped character in a name) go to JSON.parse; `nextBs` tracks the
-  // next backslash in the chunk so finding them costs one pass, not one search per line.
-  let nextBs = -1;
-  const handleLine = (text: string, start: number, end: number): void => {
-    if (end <= start) return;
-    row.reset(text);
-    if (nextBs >= 0 && nextBs < start) nextBs = text.indexOf("\\", start);
-    let r = nextBs >= 0 && nextBs < end ? BAD : parseFast(text, start, end, row, minTs);
-    if (r === BAD) r = parseSlow(text.slice(start, end), row, minTs);
-    if (r === ROW) {
-      result.rows++;
-      onRow(row);
-    } else if (r === BAD) {
-      result.malformed++;
-    }
-  };
-  const lines = (text: string): void => {
-    nextBs = text.indexOf("\\");
-    let start = 0;
-    for (;;) {
-      const nl = text.indexOf("\n", start);
-      if (nl < 0) {
-        handleLine(text, start, text.length);
-        return;
-      }
-      handleLine(text, start, nl);
-      start = nl + 1;
-    }
-  };
+  const lines = lineScanner(onRow, minTs, result);
   // Two buffers: the next read runs in the thread pool while this chunk is parsed, so the scan
   // does not sit idle waiting for the disk. (1 MiB measured best: 4 MiB and 16 MiB were slower.)
   const bufs = [Buffer.allocUnsafe(CHUNK_BYTES), Buffer.allocUnsafe(CHUNK_BYTES)] as const;

@@ -1,11 +1,11 @@
 // The recording side. `record()` is synchronous and cheap: it encodes the line and queues it; a
-// single background drain appends queued lines to the day file through an O_APPEND descriptor.
-// Each write() carries only whole lines (a batch is capped well below any size at which a local
-// filesystem would split it), so the kernel positions every write at the current end of file and
-// several gateway processes appending at once never interleave or overwrite each other's records.
-// Telemetry is best effort: nothing here ever throws into a proxied call; failures are counted.
-import { open, type FileHandle } from "node:fs/promises";
-import { join } from "node:path";
+// single background drain appends queued lines to the day's segment of the store's log: through an
+// O_APPEND descriptor on the files (each write() carries only whole lines, a batch capped well
+// below any size at which a local filesystem would split it, so the kernel positions every write
+// at the current end of file and several gateway processes appending at once never interleave or
+// overwrite each other's records), one multi-row INSERT per batch on PostgreSQL. Telemetry is best
+// effort: nothing here ever throws into a proxied call; failures are counted.
+import { storeOf, type AppendLog, type Store } from "../store/index.js";
 import { encodeAudit, type AuditRecord } from "./audit.js";
 import { auditFileName, dayFileName, ensureTelemetryDir, pruneTelemetry, DEFAULT_RETENTION_DAYS } from "./files.js";
 import { encodeRecord, type CallRecord } from "./record.js";
@@ -19,6 +19,8 @@ const MAX_QUEUED = 100_000;
 
 export interface TelemetryOptions {
   dataDir: string;
+  /** Where the records go (default: the data directory's files). */
+  store?: Store;
   /** Day files older than this are pruned when the writer opens and at each new day. Default 30. */
   retentionDays?: number;
 }
@@ -29,28 +31,30 @@ interface Pending {
 }
 
 export class Telemetry {
-  private readonly dir: string;
   private readonly queue: Pending[] = [];
+  private readonly log: AppendLog;
   private draining: Promise<void> | undefined;
   private scheduled: NodeJS.Timeout | undefined;
-  private handle: { file: string; fh: FileHandle } | undefined;
+  /** The segment the last batch went to: a new one (a new day) is a good moment to prune. */
+  private segment: string | undefined;
   private pruning: Promise<void> | undefined;
   private closed = false;
   private droppedCount = 0;
   private auditListener: ((r: AuditRecord) => void) | undefined;
 
   private constructor(
-    private readonly dataDir: string,
+    private readonly store: Store,
     private readonly retentionDays: number,
   ) {
-    this.dir = ensureTelemetryDir(dataDir);
+    if (store.kind === "files") ensureTelemetryDir(store.where);
+    this.log = store.log();
   }
 
   /** Opens (creating 0700 directories) and prunes expired day files in the background. */
   static open(opts: TelemetryOptions): Telemetry {
     const days = opts.retentionDays ?? DEFAULT_RETENTION_DAYS;
     if (!Number.isFinite(days) || days <= 0) throw new Error(`telemetry retention must be a positive number of days, got ${days}`);
-    const t = new Telemetry(opts.dataDir, days);
+    const t = new Telemetry(storeOf(opts.store ?? opts.dataDir), days);
     t.prune();
     return t;
   }
@@ -137,14 +141,12 @@ export class Telemetry {
     this.closed = true;
     await this.flush();
     await this.pruning;
-    const h = this.handle;
-    this.handle = undefined;
-    await h?.fh.close().catch(() => undefined);
+    await this.log.close().catch(() => undefined);
   }
 
   private prune(): void {
     if (this.pruning) return;
-    this.pruning = pruneTelemetry(this.dataDir, { retentionDays: this.retentionDays })
+    this.pruning = pruneTelemetry(this.store, { retentionDays: this.retentionDays })
       .then(() => undefined, () => undefined)
       .finally(() => {
         this.pruning = undefined;
@@ -167,35 +169,16 @@ export class Telemetry {
       }
       this.queue.splice(0, n);
       try {
-        const fh = await this.fileFor(first.file);
-        const buf = Buffer.from(lines.join(""), "utf8");
-        let off = 0;
-        while (off < buf.length) {
-          const { bytesWritten } = await fh.write(buf, off, buf.length - off);
-          if (bytesWritten <= 0) throw new Error("short write");
-          off += bytesWritten;
+        if (this.segment !== first.file) {
+          this.segment = first.file;
+          this.prune(); // a new day: a good moment to drop the oldest day.
         }
+        await this.log.append(first.file, lines);
       } catch {
         this.droppedCount += n;
-        await this.closeHandle();
+        this.segment = undefined;
+        await this.log.reset();
       }
     }
-  }
-
-  private async fileFor(file: string): Promise<FileHandle> {
-    if (this.handle?.file === file) return this.handle.fh;
-    await this.closeHandle();
-    // "a" = O_WRONLY|O_CREAT|O_APPEND; 0600 for a new file, and tightened if it already existed.
-    const fh = await open(join(this.dir, file), "a", 0o600);
-    await fh.chmod(0o600).catch(() => undefined);
-    this.handle = { file, fh };
-    this.prune(); // a new day: a good moment to drop the oldest day.
-    return fh;
-  }
-
-  private async closeHandle(): Promise<void> {
-    const h = this.handle;
-    this.handle = undefined;
-    await h?.fh.close().catch(() => undefined);
   }
 }

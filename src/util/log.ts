@@ -1,12 +1,15 @@
 // A minimal leveled logger to stderr. A stdio gateway must keep stdout for JSON-RPC, and harnesses
 // show a server's stderr in their logs, so every line is short, prefixed and free of secrets:
-// callers log only fixed messages and already-sanitised downstream errors.
+// callers log only fixed messages and already-sanitised downstream errors. A daemon's lines
+// (`mcphub up`) carry the time in UTC, except under systemd, where the journal stamps every line
+// itself (JOURNAL_STREAM names our stderr's device and inode).
 //
 // Two formats: the human lines (`mcphub: warn: ...`, the default) and `--log-format json`, one
 // JSON object a line with the time, the level, the message and, for a line written while a tool
 // call is handled, that request's id and its trace id (when tracing is on), so a log pipeline can
 // join lines to requests and traces.
 import { AsyncLocalStorage } from "node:async_hooks";
+import { fstatSync } from "node:fs";
 
 export interface Logger {
   info(msg: string): void;
@@ -65,7 +68,7 @@ export function formatLogLine(format: LogFormat, level: LogLevel, msg: string, p
 
 /**
  * `format`: human lines or JSON objects. `stamp` (human lines only): a daemon's lines carry the
- * time (see util/log-time.ts); a stdio gateway's do not. A JSON line has its own `ts`.
+ * time (timestamper below); a stdio gateway's do not. A JSON line has its own `ts`.
  */
 export function stderrLogger(env: NodeJS.ProcessEnv = process.env, prefix = "mcphub", format: LogFormat = "text", stamp: (line: string) => string = (l) => l): Logger {
   const raw = (env.MCPHUB_LOG_LEVEL ?? "warn").toLowerCase();
@@ -90,4 +93,22 @@ export function memoryLogger(lines: string[] = []): Logger & { lines: string[] }
     warn: (m) => lines.push(`warn: ${m}`),
     error: (m) => lines.push(`error: ${m}`),
   };
+}
+
+/** Whether fd 2 is the journal stream systemd gave this process. */
+export function stderrIsJournal(env: NodeJS.ProcessEnv = process.env): boolean {
+  const m = /^(\d+):(\d+)$/.exec(env.JOURNAL_STREAM ?? "");
+  if (!m) return false;
+  try {
+    const st = fstatSync(2);
+    return String(st.dev) === m[1] && String(st.ino) === m[2];
+  } catch {
+    return false;
+  }
+}
+
+/** A function that prefixes a line with the current UTC time, or leaves it alone under the journal. */
+export function timestamper(env: NodeJS.ProcessEnv = process.env, now: () => Date = () => new Date()): (line: string) => string {
+  if (stderrIsJournal(env)) return (line) => line;
+  return (line) => `${now().toISOString()} ${line}`;
 }

@@ -23,7 +23,18 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
 import type { FileHandle } from "node:fs/promises";
 import { z } from "zod";
+import { ShortReadError, type ByteSource } from "../store/index.js";
 import { AuthFailure, NONCE_BYTES, TAG_BYTES, deriveKey, openSealed, seal } from "./crypto.js";
+
+/** Where ciphertext goes: a store's blob writer, or an open file. */
+export interface ByteSink {
+  write(buffers: Buffer[]): Promise<void>;
+}
+
+function sinkOf(out: ByteSink | FileHandle): ByteSink {
+  if ("writev" in out) return { write: (buffers) => writeAll(out, buffers) };
+  return out;
+}
 
 export const RESULT_MAGIC = Buffer.from("MCPHRES1", "ascii");
 const SALT_BYTES = 32;
@@ -100,7 +111,7 @@ export class ChunkWriter {
   private inFlight: Promise<void> = Promise.resolve();
 
   private constructor(
-    private readonly handle: FileHandle,
+    private readonly sink: ByteSink,
     private readonly header: ResultHeader,
     key: Buffer,
     headerHash: Buffer,
@@ -111,15 +122,16 @@ export class ChunkWriter {
   }
 
   /** Writes the prefix and sealed header, and returns a writer for the chunks. */
-  static async start(handle: FileHandle, dataKey: Buffer, header: ResultHeader): Promise<ChunkWriter> {
+  static async start(out: ByteSink | FileHandle, dataKey: Buffer, header: ResultHeader): Promise<ChunkWriter> {
+    const sink = sinkOf(out);
     const salt = randomBytes(SALT_BYTES);
     const key = fileKey(dataKey, salt);
     const headerJson = Buffer.from(JSON.stringify(header), "utf8");
     const sealedHeader = seal(key, headerJson, headerAad(salt, header.callId));
     const lengthField = Buffer.alloc(4);
     lengthField.writeUInt32BE(sealedHeader.length);
-    await writeAll(handle, [RESULT_MAGIC, salt, lengthField, sealedHeader]);
-    return new ChunkWriter(handle, header, key, createHash("sha256").update(headerJson).digest());
+    await sink.write([RESULT_MAGIC, salt, lengthField, sealedHeader]);
+    return new ChunkWriter(sink, header, key, createHash("sha256").update(headerJson).digest());
   }
 
   /** Appends plaintext bytes (copied; the caller may reuse `bytes`). */
@@ -181,7 +193,7 @@ export class ChunkWriter {
     const batch = this.pending;
     this.pending = [];
     this.pendingBytes = 0;
-    const write = writeAll(this.handle, batch);
+    const write = this.sink.write(batch);
     // Observed here so a failure is not reported as unhandled before the next await picks it up.
     write.catch(() => undefined);
     this.inFlight = write;
@@ -205,17 +217,18 @@ export class ChunkReader {
     private readonly viewLength: number,
   ) {}
 
-  /** Reads and authenticates the header of the file behind `handle` (whose size is `size`). */
-  static async open(handle: FileHandle, size: number, dataKey: Buffer, callId: string): Promise<ChunkReader> {
+  /** Reads and authenticates the header of a stored result (a store's blob, or a file). */
+  static async open(src: ByteSource, dataKey: Buffer, callId: string): Promise<ChunkReader> {
+    const size = src.size;
     if (size < PREFIX_BYTES) throw new FormatError("file shorter than its fixed prefix");
     const prefix = Buffer.alloc(PREFIX_BYTES);
-    await readExactly(handle, prefix, 0);
+    await readExactly(src, prefix, 0);
     if (!prefix.subarray(0, RESULT_MAGIC.length).equals(RESULT_MAGIC)) throw new FormatError("not a vault result file (bad magic)");
     const salt = prefix.subarray(RESULT_MAGIC.length, RESULT_MAGIC.length + SALT_BYTES);
     const headerLength = prefix.readUInt32BE(RESULT_MAGIC.length + SALT_BYTES);
     if (headerLength > MAX_HEADER_BYTES || PREFIX_BYTES + headerLength > size) throw new FormatError("header length out of bounds");
     const sealedHeader = Buffer.alloc(headerLength);
-    await readExactly(handle, sealedHeader, PREFIX_BYTES);
+    await readExactly(src, sealedHeader, PREFIX_BYTES);
     const key = fileKey(dataKey, salt);
     let headerJson: Buffer;
     try {
@@ -236,7 +249,7 @@ export class ChunkReader {
     if (header.v === 2) {
       if (size < VIEW_LENGTH_BYTES) throw new FormatError("file shorter than its view length field");
       const field = Buffer.alloc(VIEW_LENGTH_BYTES);
-      await readExactly(handle, field, size - VIEW_LENGTH_BYTES);
+      await readExactly(src, field, size - VIEW_LENGTH_BYTES);
       viewLength = field.readUInt32BE(0);
       if (viewLength < CHUNK_OVERHEAD || viewLength > MAX_VIEW_BYTES + CHUNK_OVERHEAD) throw new FormatError("view index length out of bounds");
     }
@@ -251,10 +264,10 @@ export class ChunkReader {
   }
 
   /** Reads and authenticates the sealed view index; throws FormatError when it does not authenticate. */
-  async readView(handle: FileHandle): Promise<Buffer> {
+  async readView(src: ByteSource): Promise<Buffer> {
     if (!this.hasView) throw new RangeError("this result file has no view index");
     const sealed = Buffer.alloc(this.viewLength);
-    await readExactly(handle, sealed, this.viewAt);
+    await readExactly(src, sealed, this.viewAt);
     try {
       return openSealed(this.key, sealed, viewAad(this.headerHash, this.header.callId));
     } catch (err) {
@@ -270,12 +283,12 @@ export class ChunkReader {
   }
 
   /** Reads and decrypts one chunk; throws FormatError when it does not authenticate. */
-  async readChunk(handle: FileHandle, index: number): Promise<Buffer> {
+  async readChunk(src: ByteSource, index: number): Promise<Buffer> {
     const h = this.header;
     if (index < 0 || index >= h.chunkCount) throw new RangeError(`chunk ${index} out of range`);
     const plainLength = this.chunkLength(index);
     const sealed = Buffer.alloc(plainLength + CHUNK_OVERHEAD);
-    await readExactly(handle, sealed, this.chunksOffset + index * (h.chunkSize + CHUNK_OVERHEAD));
+    await readExactly(src, sealed, this.chunksOffset + index * (h.chunkSize + CHUNK_OVERHEAD));
     const nonce = sealed.subarray(0, NONCE_BYTES);
     const tag = sealed.subarray(sealed.length - TAG_BYTES);
     try {
@@ -327,11 +340,26 @@ async function writeAll(handle: FileHandle, buffers: Buffer[]): Promise<void> {
   }
 }
 
-async function readExactly(handle: FileHandle, into: Buffer, position: number): Promise<void> {
-  let done = 0;
-  while (done < into.length) {
-    const { bytesRead } = await handle.read(into, done, into.length - done, position + done);
-    if (bytesRead === 0) throw new FormatError("unexpected end of file");
-    done += bytesRead;
+async function readExactly(src: ByteSource, into: Buffer, position: number): Promise<void> {
+  try {
+    await src.read(into, position);
+  } catch (err) {
+    if (err instanceof ShortReadError) throw new FormatError("unexpected end of file");
+    throw err;
   }
+}
+
+/** A byte source over an open file of a known size. */
+export function fileSource(handle: FileHandle, size: number): ByteSource {
+  return {
+    size,
+    read: async (into, position) => {
+      let done = 0;
+      while (done < into.length) {
+        const { bytesRead } = await handle.read(into, done, into.length - done, position + done);
+        if (bytesRead === 0) throw new ShortReadError();
+        done += bytesRead;
+      }
+    },
+  };
 }

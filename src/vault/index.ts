@@ -10,6 +10,6 @@ export {
   type ResultMeta,
   type ResultStoreOptions,
 } from "./results.js";
-export { DetachedJournal, type DetachedRecord, type DetachedJournalOptions } from "./detached.js";
+export { DetachedJournal, DETACHED_ORIGINS, FINISHED_GRACE_MS, type DetachedOrigin, type DetachedRecord, type DetachedJournalOptions, type RpcErrorRecord } from "./detached.js";
 export { SecretStore, parseSecretRef, secretRefFromUrl, type SecretStoreOptions } from "./secrets.js";
 export { CursorOutOfRangeError, VaultLockedError, VaultTamperedError } from "./errors.js";

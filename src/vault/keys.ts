@@ -5,13 +5,17 @@
 //   3. a generated key file vault/master.key (0600) — the weakest: it sits next to the data.
 // The source that wrapped the data key is recorded. Opening never silently replaces a data key it
 // cannot unwrap (that would orphan every secret and result): it throws VaultLockedError instead.
+// The wrapped key lives in the store's `keyring` document: vault/keyring.json on the files, a row
+// in PostgreSQL, where every replica unwraps the same data key with the same passphrase (a shared
+// store never gets a key-file or keychain keyring: those would exist on one machine only).
 import { randomBytes, scrypt as scryptCb, type ScryptOptions } from "node:crypto";
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import { AuthFailure, KEY_BYTES, openSealed, seal } from "./crypto.js";
 import { VaultLockedError } from "./errors.js";
-import { createFileExclusive, ensurePrivateDir, isErrno, withLockFile } from "./fsutil.js";
+import { storeOf, type Docs, type Store } from "../store/index.js";
+import { createFileExclusive, ensurePrivateDir, isErrno } from "./fsutil.js";
 import { KEYCHAIN_ACCOUNT, keychainAccount, openKeychain, type KeychainStore } from "./keychain.js";
 
 export type KeySource = "passphrase" | "passphrase-file" | "keychain" | "key-file";
@@ -165,25 +169,23 @@ async function readKeyFile(path: string): Promise<Buffer | undefined> {
   }
 }
 
-/** Reads and validates keyring.json; undefined when it does not exist yet. */
-async function readKeyringFile(path: string): Promise<KeyringFile | undefined> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (err) {
-    if (isErrno(err, "ENOENT")) return undefined;
-    throw err;
-  }
+/** Reads and validates the keyring document; undefined when it does not exist yet. `what` names it. */
+async function readKeyringDoc(docs: Docs, what: string): Promise<KeyringFile | undefined> {
+  const entry = await docs.get("keyring");
+  return entry === undefined ? undefined : parseKeyring(entry.bytes, what);
+}
+
+function parseKeyring(bytes: Buffer, what: string): KeyringFile {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = JSON.parse(bytes.toString("utf8"));
   } catch {
-    throw new VaultLockedError(`vault is locked: ${path} is not valid JSON; restore it from a backup (deleting it orphans all stored secrets)`);
+    throw new VaultLockedError(`vault is locked: ${what} is not valid JSON; restore it from a backup (deleting it orphans all stored secrets)`);
   }
   const result = KeyringFileSchema.safeParse(parsed);
   if (!result.success) {
     const issue = result.error.issues[0];
-    throw new VaultLockedError(`vault is locked: ${path} is malformed at ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}`);
+    throw new VaultLockedError(`vault is locked: ${what} is malformed at ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}`);
   }
   return result.data;
 }
@@ -200,7 +202,7 @@ function unwrap(file: KeyringFile, masterKey: Buffer, onFailure: string): Buffer
 }
 
 /** Unlocks an existing keyring with the source it records. */
-async function unlockExisting(paths: ReturnType<typeof vaultPaths>, file: KeyringFile, env: NodeJS.ProcessEnv): Promise<Keyring> {
+async function unlockExisting(paths: ReturnType<typeof vaultPaths>, file: KeyringFile, env: NodeJS.ProcessEnv, what: string): Promise<Keyring> {
   switch (file.source) {
     case "passphrase":
     case "passphrase-file": {
@@ -211,7 +213,7 @@ async function unlockExisting(paths: ReturnType<typeof vaultPaths>, file: Keyrin
         );
       }
       const kdf = file.kdf;
-      if (!kdf) throw new VaultLockedError(`vault is locked: ${paths.keyring} records a passphrase but no KDF parameters`);
+      if (!kdf) throw new VaultLockedError(`vault is locked: ${what} records a passphrase but no KDF parameters`);
       const master = await scrypt(input.passphrase, Buffer.from(kdf.salt, "base64"), kdf);
       const dataKey = unwrap(file, master, "vault is locked: the passphrase is wrong (check MCPHUB_VAULT_PASSPHRASE / MCPHUB_VAULT_PASSPHRASE_FILE)");
       const status: KeyStatus = { source: input.source, detail: input.detail };
@@ -250,8 +252,11 @@ async function unlockExisting(paths: ReturnType<typeof vaultPaths>, file: Keyrin
   }
 }
 
-/** Creates a new keyring with the strongest available source. Runs under the keyring lock. */
-async function createKeyring(paths: ReturnType<typeof vaultPaths>, env: NodeJS.ProcessEnv): Promise<void> {
+/**
+ * A new keyring with the strongest available source. Runs under the keyring lock. A shared store
+ * takes a passphrase only: every replica must be able to derive the same master key.
+ */
+async function createKeyring(paths: ReturnType<typeof vaultPaths>, env: NodeJS.ProcessEnv, shared: string | undefined): Promise<Buffer> {
   const dataKey = randomBytes(KEY_BYTES);
   const base = { version: 1 as const, created: new Date().toISOString() };
   let file: KeyringFile | undefined;
@@ -268,6 +273,11 @@ async function createKeyring(paths: ReturnType<typeof vaultPaths>, env: NodeJS.P
     };
   }
 
+  if (!file && shared !== undefined) {
+    throw new VaultLockedError(
+      `vault is locked: the team store ${shared} has no keyring yet, and only a passphrase can create one that every replica opens alike; set MCPHUB_VAULT_PASSPHRASE or MCPHUB_VAULT_PASSPHRASE_FILE (the same on every replica), or import a data directory with \`mcphub store import\``,
+    );
+  }
   const mode = keychainMode(env);
   if (!file && mode !== "off") {
     const account = keychainAccount(env);
@@ -301,26 +311,36 @@ async function createKeyring(paths: ReturnType<typeof vaultPaths>, env: NodeJS.P
     file = { ...base, source: "key-file", wrappedKey: seal(master, dataKey, wrapAad("key-file")).toString("base64") };
   }
 
-  // link() fails if another process created the keyring first; then theirs wins and we read it.
-  await createFileExclusive(paths.keyring, `${JSON.stringify(file, null, 2)}\n`);
+  return Buffer.from(`${JSON.stringify(file, null, 2)}\n`, "utf8");
 }
 
 /**
- * Opens (creating on first use) the vault keyring under `dataDir`. Safe when several processes of
- * the same user start at once: creation happens under a lock file and lands via link(), so all of
- * them end up with the same data key. Throws VaultLockedError with the reason when the data key
- * cannot be unwrapped.
+ * Opens (creating on first use) the vault keyring of `dataDir`, or of `store` when given (a
+ * shared store: every replica gets the same data key). Safe when several processes start at once:
+ * creation happens under the store's keyring lock and lands only if no keyring exists yet (link()
+ * on the files, INSERT ... ON CONFLICT DO NOTHING on PostgreSQL), so all of them end up with the
+ * same data key. Throws VaultLockedError with the reason when the data key cannot be unwrapped.
  */
-export async function openKeyring(dataDir: string, env: NodeJS.ProcessEnv = process.env): Promise<Keyring> {
+export async function openKeyring(dataDir: string, env: NodeJS.ProcessEnv = process.env, store?: Store): Promise<Keyring> {
   const paths = vaultPaths(dataDir);
-  await ensurePrivateDir(paths.root);
-  let file = await readKeyringFile(paths.keyring);
+  const s = storeOf(store ?? dataDir);
+  const docs = s.docs("keyring");
+  const files = s.kind === "files";
+  const what = files ? join(s.where, "vault", "keyring.json") : `the keyring in ${s.where}`;
+  if (files) await ensurePrivateDir(join(s.where, "vault"));
+  let file = await readKeyringDoc(docs, what);
   if (!file) {
-    await withLockFile(paths.keyringLock, async () => {
-      if (!(await readKeyringFile(paths.keyring))) await createKeyring(paths, env);
+    await docs.update("keyring", async (current) => {
+      if (current !== undefined) {
+        parseKeyring(current, what);
+        return { value: undefined };
+      }
+      // create(), not a plain write: it fails when another process won, and theirs is read below.
+      await docs.create("keyring", await createKeyring(paths, env, files ? undefined : s.where));
+      return { value: undefined };
     });
-    file = await readKeyringFile(paths.keyring);
-    if (!file) throw new Error(`the keyring ${paths.keyring} vanished right after it was created`);
+    file = await readKeyringDoc(docs, what);
+    if (!file) throw new Error(`the keyring ${what} vanished right after it was created`);
   }
-  return unlockExisting(paths, file, env);
+  return unlockExisting(paths, file, env, what);
 }

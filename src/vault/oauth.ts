@@ -1,15 +1,18 @@
 // The OAuth store: one record per remote server (its tokens, its client registration, what
-// discovery found) in one encrypted file, vault/oauth.enc. Every gateway process of the user and
-// the `mcphub auth` commands share it, so writes are read-modify-write under an exclusive lock
-// file and land by atomic rename; readers need no lock and re-read only when the file changed
-// (a stat per read, so a request path may call get() freely). Token values never leave this
-// module except through get(): errors and summaries carry names, scopes and times only.
-import { stat } from "node:fs/promises";
+// discovery found) in one encrypted document, the store's `oauth` (vault/oauth.enc on the files, a
+// row of ciphertext in PostgreSQL). Every gateway process and replica and the `mcphub auth`
+// commands share it, so writes are read-modify-write under the store's lock; readers need no lock
+// and re-read only when the document changed (the store's mirror: a stat per read on the files,
+// memory kept current by LISTEN/NOTIFY on PostgreSQL, so a request path may call get() freely).
+// Token values never leave this module except through get(): errors and summaries carry names,
+// scopes and times only.
+import { join } from "node:path";
 import { z } from "zod";
+import { storeOf, type Docs, type LockOptions, type Store } from "../store/index.js";
 import { deriveKey } from "./crypto.js";
-import { ensurePrivateDir, isErrno, withLockFile } from "./fsutil.js";
-import { openKeyring, vaultPaths, type Keyring } from "./keys.js";
-import { readSealedJson, writeSealedFile } from "./sealedfile.js";
+import { VaultTamperedError } from "./errors.js";
+import { openKeyring, type Keyring } from "./keys.js";
+import { SealedFileError, openSealedBytes, parseSealedJson, sealBytes } from "./sealedfile.js";
 
 const MAGIC = Buffer.from("MCPHOAU1", "ascii");
 const BINDING = "oauth";
@@ -59,39 +62,61 @@ type StoreData = z.infer<typeof StoreSchema>;
 export type RecordUpdate = (current: OAuthRecord | undefined) => Omit<OAuthRecord, "generation" | "updated_at"> | undefined | false;
 
 interface Cached {
-  ino: number;
-  size: number;
-  mtimeMs: number;
+  version: string;
   data: StoreData;
 }
 
 export interface OAuthStoreOptions {
   dataDir: string;
+  /** Where the sign-ins are kept (default: the data directory's files). */
+  store?: Store;
   env?: NodeJS.ProcessEnv;
   keyring?: Keyring;
 }
 
+const KEY = "oauth";
+
 export class OAuthStore {
   private cache?: Cached;
   private readonly listeners = new Set<(server: string) => void>();
+  private readonly docs: Docs;
+  /** The file (files store) or where the row is, for messages. */
+  readonly path: string;
 
   private constructor(
     private readonly key: Buffer,
-    readonly path: string,
-    private readonly lockPath: string,
-    private readonly root: string,
-  ) {}
-
-  static async open(opts: OAuthStoreOptions): Promise<OAuthStore> {
-    const keyring = opts.keyring ?? (await openKeyring(opts.dataDir, opts.env ?? process.env));
-    const paths = vaultPaths(opts.dataDir);
-    return new OAuthStore(deriveKey(keyring.dataKey, "mcphub oauth v1"), paths.oauth, paths.oauthLock, paths.root);
+    private readonly store: Store,
+  ) {
+    this.docs = store.docs("oauth");
+    this.path = store.kind === "files" ? join(store.where, "vault", "oauth.enc") : `the OAuth store in ${store.where}`;
   }
 
-  /** The record of one server, or undefined. Cheap when the file has not changed. */
+  static async open(opts: OAuthStoreOptions): Promise<OAuthStore> {
+    const keyring = opts.keyring ?? (await openKeyring(opts.dataDir, opts.env ?? process.env, opts.store));
+    return new OAuthStore(deriveKey(keyring.dataKey, "mcphub oauth v1"), storeOf(opts.store ?? opts.dataDir));
+  }
+
+  /** The record of one server, or undefined. Cheap when the document has not changed. */
   async get(server: string): Promise<OAuthRecord | undefined> {
     const data = await this.load();
     return Object.hasOwn(data.servers, server) ? data.servers[server] : undefined;
+  }
+
+  /**
+   * The record as stored right now, never from a cache: what a refresh decides on under the
+   * refresh lock (another replica's refresh must be seen before its NOTIFY arrives).
+   */
+  async getFresh(server: string): Promise<OAuthRecord | undefined> {
+    const data = this.decode((await this.docs.get(KEY))?.bytes);
+    return Object.hasOwn(data.servers, server) ? data.servers[server] : undefined;
+  }
+
+  /**
+   * Runs `fn` holding the server's refresh lock, which every process sharing the store honours
+   * (a lock file; an advisory lock in PostgreSQL): one refresh of a token at a time, everywhere.
+   */
+  refreshLock<T>(server: string, fn: () => Promise<T>, opts: LockOptions = {}): Promise<T> {
+    return this.store.withLock({ kind: "oauth-refresh", server }, fn, opts);
   }
 
   /** Names of the servers that have a record, sorted. */
@@ -101,29 +126,25 @@ export class OAuthStore {
 
   /** Read-modify-write of one record under the lock; returns the record as stored. */
   async update(server: string, mutate: RecordUpdate): Promise<OAuthRecord | undefined> {
-    let result: OAuthRecord | undefined;
-    let changed = false;
-    await ensurePrivateDir(this.root);
-    await withLockFile(this.lockPath, async () => {
-      const data = await this.load(true);
+    const { result, changed } = await this.docs.update(KEY, (bytes) => {
+      const data = this.decode(bytes);
       const current = Object.hasOwn(data.servers, server) ? data.servers[server] : undefined;
       const next = mutate(current);
-      if (next === false) {
-        result = current;
-        return;
-      }
+      if (next === false) return { value: { result: current, changed: false } };
+      let stored: OAuthRecord | undefined;
       if (next === undefined) {
-        if (current === undefined) return;
+        if (current === undefined) return { value: { result: undefined, changed: false } };
         delete data.servers[server];
       } else {
-        result = { ...next, updated_at: Date.now(), generation: (current?.generation ?? 0) + 1 };
-        data.servers[server] = result;
+        stored = { ...next, updated_at: Date.now(), generation: (current?.generation ?? 0) + 1 };
+        data.servers[server] = stored;
       }
-      await writeSealedFile(this.path, this.key, MAGIC, BINDING, Buffer.from(JSON.stringify(data), "utf8"));
-      this.cache = undefined;
-      changed = true;
+      return { write: sealBytes(this.key, MAGIC, BINDING, Buffer.from(JSON.stringify(data), "utf8")), value: { result: stored, changed: true } };
     });
-    if (changed) this.emit(server);
+    if (changed) {
+      this.cache = undefined;
+      this.emit(server);
+    }
     return result;
   }
 
@@ -143,26 +164,40 @@ export class OAuthStore {
     return () => this.listeners.delete(listener);
   }
 
+  /**
+   * Calls `listener` when the document may have changed in another process or replica: the file
+   * polled every `pollMs` on the files store, NOTIFY on PostgreSQL.
+   */
+  watch(listener: () => void, pollMs: number): () => void {
+    return this.docs.mirror().watch(() => listener(), { pollMs });
+  }
+
   private emit(server: string): void {
     for (const l of [...this.listeners]) l(server);
   }
 
-  private async load(fresh = false): Promise<StoreData> {
-    let st;
+  private async load(): Promise<StoreData> {
+    const entry = this.docs.mirror().peek(KEY);
+    if (!entry) return { v: 1, servers: Object.create(null) as StoreData["servers"] };
+    const c = this.cache;
+    if (c && c.version === entry.version) return c.data;
+    const data = this.decode(entry.bytes());
+    this.cache = { version: entry.version, data };
+    return data;
+  }
+
+  private decode(bytes: Buffer | undefined): StoreData {
+    if (!bytes) return { v: 1, servers: Object.create(null) as StoreData["servers"] };
+    let plain: Buffer;
     try {
-      st = await stat(this.path);
+      plain = openSealedBytes(bytes, this.key, MAGIC, BINDING);
     } catch (err) {
-      if (isErrno(err, "ENOENT")) return { v: 1, servers: Object.create(null) as StoreData["servers"] };
+      if (err instanceof SealedFileError) throw new VaultTamperedError(`the OAuth store ${this.path} failed authentication (${err.message}); it was altered or is corrupt`);
       throw err;
     }
-    const c = this.cache;
-    if (!fresh && c && c.ino === st.ino && c.size === st.size && c.mtimeMs === st.mtimeMs) return c.data;
-    const read = await readSealedJson(this.path, this.key, MAGIC, BINDING, StoreSchema, `the OAuth store ${this.path}`);
-    if (!read) return { v: 1, servers: Object.create(null) as StoreData["servers"] };
+    const read = parseSealedJson(plain, StoreSchema, `the OAuth store ${this.path}`);
     // A null-prototype map: a lookup by server name never reaches Object.prototype.
     const servers = Object.assign(Object.create(null) as StoreData["servers"], read.data.servers);
-    const data: StoreData = { v: 1, servers };
-    this.cache = { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, data };
-    return data;
+    return { v: 1, servers };
   }
 }

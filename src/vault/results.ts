@@ -1,16 +1,15 @@
 // The result store: oversized tool results, encrypted at rest in fixed-size chunks (see
-// chunkfile.ts), one file per callId under vault/results/. A page decrypts only the chunks it
-// covers, so memory stays flat however large the result. Files land by atomic rename, so several
-// gateway processes of the same user can write and read at once; expired results are invisible and
-// pruned on open, opportunistically on put, and by prune().
+// chunkfile.ts), one blob per callId in the store's `results` space (vault/results/<callId>.res on
+// the files; rows of 1 MiB parts in PostgreSQL, which sees only ciphertext). A page decrypts only
+// the chunks it covers, so memory stays flat however large the result. A blob appears whole or not
+// at all, so several gateway processes (and replicas) can write and read at once; expired results
+// are invisible and pruned on open, opportunistically on put, and by prune().
 import { randomBytes } from "node:crypto";
-import type { Stats } from "node:fs";
-import { open, rename, rm, stat, unlink, type FileHandle } from "node:fs/promises";
-import { join } from "node:path";
+import { BlobChangedError, FileBlobs, storeOf, type BlobStat, type Blobs, type ByteSource, type Store } from "../store/index.js";
 import { ChunkReader, ChunkWriter, FormatError, gatherRange, type ResultHeader } from "./chunkfile.js";
 import { CursorOutOfRangeError, VaultLockedError, VaultTamperedError } from "./errors.js";
-import { FILE_MODE, STALE_TEMP_MS, ensurePrivateDir, isErrno, listDir, syncDir, tempPathFor } from "./fsutil.js";
-import { openKeyring, vaultPaths, type KeyStatus, type Keyring } from "./keys.js";
+import { STALE_TEMP_MS } from "./fsutil.js";
+import { openKeyring, type KeyStatus, type Keyring } from "./keys.js";
 import { encodeUtf8InSlices } from "./utf8slices.js";
 import { ResultScanner } from "./textview/scan.js";
 import { decodeView, emptyView, encodeView, summarize, type ViewIndex, type ViewSummary } from "./textview/types.js";
@@ -73,6 +72,8 @@ export class ResultNotFoundError extends Error {
 
 export interface ResultStoreOptions {
   dataDir: string;
+  /** Where the results are kept (default: the data directory's files). */
+  store?: Store;
   retentionMs: number;
   env?: NodeJS.ProcessEnv;
   /** An already-opened keyring (saves a second scrypt run when a process opens several stores). */
@@ -108,40 +109,28 @@ function toMeta(h: ResultHeader): ResultMeta {
   return meta;
 }
 
-interface FileIdentity {
-  ino: number;
-  size: number;
-  mtimeMs: number;
-}
-
-/** Same file as when it was cached? A re-put of the same callId renames a new inode into place,
- *  and an in-place edit changes the mtime. */
-function sameFile(st: Stats, c: FileIdentity): boolean {
-  return st.ino === c.ino && st.size === c.size && st.mtimeMs === c.mtimeMs;
-}
-
 function tampered(callId: string, err: Error): VaultTamperedError {
   return new VaultTamperedError(`stored result ${callId} failed authentication (${err.message}); it was altered or is corrupt`);
 }
 
 export class ResultStore {
-  private readonly dir: string;
+  private readonly blobs: Blobs;
   private lastPrune = 0;
   /** Authenticated headers by callId; avoids re-decrypting the header on every page. */
-  private readonly readers = new Map<string, { reader: ChunkReader; identity: FileIdentity }>();
+  private readonly readers = new Map<string, { reader: ChunkReader; identity: BlobStat }>();
   /** The last few decrypted chunks: sequential small pages reuse a chunk instead of re-decrypting. */
   private readonly chunks: { reader: ChunkReader; index: number; plain: Buffer }[] = [];
-  /** View indexes by the reader (so a replaced file gets its own). */
+  /** View indexes by the reader (so a replaced blob gets its own). */
   private readonly views = new WeakMap<ChunkReader, Promise<ViewIndex>>();
 
   private constructor(
     private readonly dataKey: Buffer,
     private readonly status: KeyStatus,
-    dataDir: string,
+    store: Store,
     private readonly retentionMs: number,
     private readonly chunkSize: number,
   ) {
-    this.dir = vaultPaths(dataDir).results;
+    this.blobs = store.blobs("results");
   }
 
   static async open(opts: ResultStoreOptions): Promise<ResultStore> {
@@ -152,11 +141,12 @@ export class ResultStore {
     if (!Number.isInteger(chunkSize) || chunkSize < 16 || chunkSize > 16 * 1024 * 1024) {
       throw new Error(`chunk size must be an integer between 16 B and 16 MiB, got ${chunkSize}`);
     }
-    const keyring = opts.keyring ?? (await openKeyring(opts.dataDir, opts.env ?? process.env));
-    const store = new ResultStore(keyring.dataKey, keyring.status, opts.dataDir, opts.retentionMs, chunkSize);
-    await ensurePrivateDir(store.dir);
-    await store.prune();
-    return store;
+    const store = storeOf(opts.store ?? opts.dataDir);
+    const keyring = opts.keyring ?? (await openKeyring(opts.dataDir, opts.env ?? process.env, opts.store));
+    const results = new ResultStore(keyring.dataKey, keyring.status, store, opts.retentionMs, chunkSize);
+    if (results.blobs instanceof FileBlobs) await results.blobs.prepare();
+    await results.prune();
+    return results;
   }
 
   keyStatus(): KeyStatus {
@@ -192,13 +182,11 @@ export class ResultStore {
     };
     if (meta.isError !== undefined) header.isError = meta.isError;
 
-    const target = this.pathFor(callId);
-    const tmp = tempPathFor(target);
-    const handle = await open(tmp, "wx", FILE_MODE);
+    const out = await this.blobs.create(callId);
     const index = new SafeScanner();
     let view: ViewIndex;
     try {
-      const writer = await ChunkWriter.start(handle, this.dataKey, header);
+      const writer = await ChunkWriter.start(out, this.dataKey, header);
       const sink = (bytes: Uint8Array) => {
         index.feed(bytes);
         return writer.push(bytes);
@@ -214,15 +202,11 @@ export class ResultStore {
       }
       view = index.finish();
       await writer.finish(encodeView(view));
-      await handle.sync();
-      await handle.close();
-      await rename(tmp, target);
+      await out.commit();
     } catch (err) {
-      await handle.close().catch(() => undefined);
-      await rm(tmp, { force: true });
+      await out.abort().catch(() => undefined);
       throw err;
     }
-    await syncDir(this.dir);
     this.forget(callId);
     await this.maybePrune(created);
     return { ...toMeta(header), view: summarize(view) };
@@ -265,21 +249,34 @@ export class ResultStore {
    */
   find(callId: string, job: FindJob, timeoutMs: number, signal?: AbortSignal): Promise<FindOutcome> {
     if (!CALL_ID.test(callId)) return Promise.reject(new ResultNotFoundError(callId));
-    return runFind({ path: this.pathFor(callId), key: this.dataKey, callId, job }, timeoutMs, signal);
+    const blobs = this.blobs;
+    // The files: the worker opens the file itself. Elsewhere it asks this thread for the bytes.
+    const source = blobs.localPath ? { path: blobs.localPath(callId) } : { open: () => blobs.open(callId) };
+    return runFind({ ...source, key: this.dataKey, callId, job }, timeoutMs, signal);
   }
 
-  private async readView(callId: string, reader: ChunkReader, identity: FileIdentity): Promise<ViewIndex> {
-    const handle = await this.openFile(callId);
-    if (!handle) throw new ResultNotFoundError(callId);
+  private async readView(callId: string, reader: ChunkReader, identity: BlobStat): Promise<ViewIndex> {
+    const src = await this.openAt(identity);
+    if (!src) throw new ResultNotFoundError(callId);
     try {
-      if (!sameFile(await handle.stat(), identity)) throw new FileChangedError();
-      return decodeView(await reader.readView(handle));
+      return decodeView(await reader.readView(src));
     } catch (err) {
       if (err instanceof FormatError) throw tampered(callId, err);
+      if (err instanceof BlobChangedError) throw new FileChangedError();
       if (err instanceof FileChangedError || err instanceof ResultNotFoundError) throw err;
       throw tampered(callId, err instanceof Error ? err : new Error(String(err)));
     } finally {
-      await handle.close();
+      await src.close();
+    }
+  }
+
+  /** The blob at the version its cached header was read from; FileChangedError when it moved on. */
+  private async openAt(identity: BlobStat) {
+    try {
+      return await this.blobs.openAt(identity);
+    } catch (err) {
+      if (err instanceof BlobChangedError) throw new FileChangedError();
+      throw err;
     }
   }
 
@@ -326,7 +323,7 @@ export class ResultStore {
    *  reader authenticated. Chunks already decrypted are reused without touching the file. */
   private async readRange(
     reader: ChunkReader,
-    identity: FileIdentity,
+    identity: BlobStat,
     cursor: number,
     length: number,
   ): Promise<{ meta: ResultMeta; data: Buffer } | undefined> {
@@ -336,39 +333,32 @@ export class ResultStore {
       throw new CursorOutOfRangeError(`cursor ${cursor} is past the end of result ${h.callId} (${h.totalBytes} bytes)`, meta);
     }
     const end = Math.min(h.totalBytes, cursor + length);
-    let handle: FileHandle | undefined;
+    let src: (ByteSource & { close(): Promise<void> }) | undefined;
     try {
       const data = await gatherRange(h, cursor, end, async (index) => {
         const cached = this.cachedChunk(reader, index);
         if (cached) return cached;
-        if (!handle) {
-          handle = await this.openFile(h.callId);
-          if (!handle || !sameFile(await handle.stat(), identity)) throw new FileChangedError();
+        if (!src) {
+          src = await this.openAt(identity);
+          if (!src) throw new FileChangedError();
         }
-        return this.decryptChunk(handle, reader, index);
+        return this.decryptChunk(src, reader, index);
       });
       return { meta, data };
     } catch (err) {
-      if (err instanceof FileChangedError) return undefined;
+      if (err instanceof FileChangedError || err instanceof BlobChangedError) return undefined;
       throw err;
     } finally {
-      await handle?.close();
+      await src?.close();
     }
   }
 
   /** Deletes expired results (and a crashed writer's leftovers). Returns how many results went. */
   async prune(now: number = Date.now()): Promise<number> {
     this.lastPrune = now;
-    const names = await listDir(this.dir);
+    await this.blobs.sweep(now - STALE_TEMP_MS);
     let removed = 0;
-    for (const name of names) {
-      const path = join(this.dir, name);
-      if (name.endsWith(".tmp")) {
-        await removeIfOlder(path, now - STALE_TEMP_MS);
-        continue;
-      }
-      if (!name.endsWith(".res")) continue;
-      const callId = name.slice(0, -".res".length);
+    for (const { key: callId } of await this.blobs.list()) {
       let expires: number | undefined;
       try {
         const found = await this.readerFor(callId);
@@ -378,16 +368,11 @@ export class ResultStore {
         if (!(err instanceof VaultTamperedError)) throw err;
         // Unreadable (corrupt, or written under another key): keep it for the retention window so
         // it can be inspected, then clear it like any other expired entry.
-        if (await removeIfOlder(path, now - this.retentionMs)) removed++;
+        if (await this.blobs.removeIfOlder(callId, now - this.retentionMs)) removed++;
         continue;
       }
       if (expires !== undefined && expires <= now) {
-        try {
-          await unlink(path);
-          removed++;
-        } catch (err) {
-          if (!isErrno(err, "ENOENT")) throw err; // another process pruned it first
-        }
+        if (await this.blobs.remove(callId)) removed++;
         this.forget(callId);
       }
     }
@@ -396,14 +381,12 @@ export class ResultStore {
 
   /** Live results: how many and their plaintext size. */
   async stats(now: number = Date.now()): Promise<{ count: number; bytes: number; diskBytes: number }> {
-    const names = await listDir(this.dir);
     let count = 0;
     let bytes = 0;
     let diskBytes = 0;
-    for (const name of names) {
-      if (!name.endsWith(".res")) continue;
+    for (const { key } of await this.blobs.list()) {
       try {
-        const found = await this.readerFor(name.slice(0, -".res".length));
+        const found = await this.readerFor(key);
         if (!found || found.reader.header.expires <= now) continue;
         count++;
         bytes += found.reader.header.totalBytes;
@@ -415,45 +398,26 @@ export class ResultStore {
     return { count, bytes, diskBytes };
   }
 
-  private pathFor(callId: string): string {
-    return join(this.dir, `${callId}.res`);
-  }
-
   private async maybePrune(now: number): Promise<void> {
     if (now - this.lastPrune >= Math.min(60_000, this.retentionMs)) await this.prune(now);
   }
 
-  private async openFile(callId: string): Promise<FileHandle | undefined> {
-    try {
-      return await open(this.pathFor(callId), "r");
-    } catch (err) {
-      if (isErrno(err, "ENOENT")) return undefined;
-      throw err;
-    }
-  }
-
   /**
-   * The authenticated header of a result file (expired or not); undefined when there is no file.
-   * A stat() decides whether the cached header still describes the file on disk; only a new or
-   * changed file is opened and its header authenticated again.
+   * The authenticated header of a stored result (expired or not); undefined when there is none.
+   * A stat decides whether the cached header still describes the stored blob; only a new or
+   * replaced blob is opened and its header authenticated again.
    */
-  private async readerFor(callId: string): Promise<{ reader: ChunkReader; identity: FileIdentity } | undefined> {
+  private async readerFor(callId: string): Promise<{ reader: ChunkReader; identity: BlobStat } | undefined> {
     if (!CALL_ID.test(callId)) return undefined;
-    let st: Stats;
-    try {
-      st = await stat(this.pathFor(callId));
-    } catch (err) {
-      if (isErrno(err, "ENOENT")) return undefined;
-      throw err;
-    }
+    const st = await this.blobs.stat(callId);
+    if (!st) return undefined;
     const cached = this.readers.get(callId);
-    if (cached && sameFile(st, cached.identity)) return cached;
-    const handle = await this.openFile(callId);
-    if (!handle) return undefined;
+    if (cached && cached.identity.version === st.version) return cached;
+    const src = await this.blobs.open(callId);
+    if (!src) return undefined;
     try {
-      const opened = await handle.stat();
-      const identity: FileIdentity = { ino: opened.ino, size: opened.size, mtimeMs: opened.mtimeMs };
-      const reader = await ChunkReader.open(handle, opened.size, this.dataKey, callId);
+      const identity: BlobStat = { key: callId, version: src.version, size: src.size, modified: st.modified };
+      const reader = await ChunkReader.open(src, this.dataKey, callId);
       const entry = { reader, identity };
       this.readers.delete(callId);
       this.readers.set(callId, entry);
@@ -466,19 +430,19 @@ export class ResultStore {
       if (err instanceof FormatError) throw tampered(callId, err);
       throw err;
     } finally {
-      await handle.close();
+      await src.close();
     }
   }
 
   private cachedChunk(reader: ChunkReader, index: number): Buffer | undefined {
-    // Keyed by reader identity: a changed file (inode, size or mtime) gets a new reader.
+    // Keyed by reader identity: a replaced blob (a new version) gets a new reader.
     return this.chunks.find((c) => c.reader === reader && c.index === index)?.plain;
   }
 
-  private async decryptChunk(handle: FileHandle, reader: ChunkReader, index: number): Promise<Buffer> {
+  private async decryptChunk(src: ByteSource, reader: ChunkReader, index: number): Promise<Buffer> {
     let plain: Buffer;
     try {
-      plain = await reader.readChunk(handle, index);
+      plain = await reader.readChunk(src, index);
     } catch (err) {
       if (err instanceof FormatError) throw tampered(reader.header.callId, err);
       throw err;
@@ -518,17 +482,5 @@ class SafeScanner {
     } catch {
       return emptyView(false);
     }
-  }
-}
-
-async function removeIfOlder(path: string, cutoff: number): Promise<boolean> {
-  try {
-    const st = await stat(path);
-    if (st.mtimeMs > cutoff) return false;
-    await unlink(path);
-    return true;
-  } catch (err) {
-    if (isErrno(err, "ENOENT")) return false;
-    throw err;
   }
 }

@@ -9,9 +9,25 @@ import { atomicWriteFile, isErrno } from "./fsutil.js";
 
 export class SealedFileError extends Error {}
 
-export async function writeSealedFile(path: string, key: Buffer, magic: Buffer, binding: string, plaintext: Buffer): Promise<void> {
+/** magic ‖ nonce ‖ AES-GCM(plaintext) ‖ tag, AAD = magic ‖ binding: what a store keeps. */
+export function sealBytes(key: Buffer, magic: Buffer, binding: string, plaintext: Buffer): Buffer {
   const aad = Buffer.concat([magic, Buffer.from(binding, "utf8")]);
-  await atomicWriteFile(path, Buffer.concat([magic, seal(key, plaintext, aad)]));
+  return Buffer.concat([magic, seal(key, plaintext, aad)]);
+}
+
+/** The plaintext of sealBytes' output; throws SealedFileError when it is not authentic. */
+export function openSealedBytes(bytes: Buffer, key: Buffer, magic: Buffer, binding: string): Buffer {
+  if (bytes.length < magic.length || !bytes.subarray(0, magic.length).equals(magic)) throw new SealedFileError("bad magic");
+  try {
+    return openSealed(key, bytes.subarray(magic.length), Buffer.concat([magic, Buffer.from(binding, "utf8")]));
+  } catch (err) {
+    if (err instanceof AuthFailure) throw new SealedFileError("authentication failed");
+    throw err;
+  }
+}
+
+export async function writeSealedFile(path: string, key: Buffer, magic: Buffer, binding: string, plaintext: Buffer): Promise<void> {
+  await atomicWriteFile(path, sealBytes(key, magic, binding, plaintext));
 }
 
 /** Returns the plaintext, undefined when the file does not exist; throws SealedFileError when it
@@ -24,13 +40,7 @@ export async function readSealedFile(path: string, key: Buffer, magic: Buffer, b
     if (isErrno(err, "ENOENT")) return undefined;
     throw err;
   }
-  if (bytes.length < magic.length || !bytes.subarray(0, magic.length).equals(magic)) throw new SealedFileError("bad magic");
-  try {
-    return openSealed(key, bytes.subarray(magic.length), Buffer.concat([magic, Buffer.from(binding, "utf8")]));
-  } catch (err) {
-    if (err instanceof AuthFailure) throw new SealedFileError("authentication failed");
-    throw err;
-  }
+  return openSealedBytes(bytes, key, magic, binding);
 }
 
 /**
@@ -54,6 +64,11 @@ export async function readSealedJson<S extends z.ZodType>(
     throw err;
   }
   if (!plain) return undefined;
+  return parseSealedJson(plain, schema, what);
+}
+
+/** A sealed JSON document's plaintext checked against `schema` (see readSealedJson). */
+export function parseSealedJson<S extends z.ZodType>(plain: Buffer, schema: S, what: string): { data: z.output<S>; raw: unknown } {
   let raw: unknown;
   try {
     raw = JSON.parse(plain.toString("utf8"));

@@ -63,7 +63,10 @@ describe("daemon connection limits", () => {
     expose: "all",
     max_message_size: "8MB",
     http_limits: limits,
-    servers: { echo: { command: process.execPath, args: [join(FIXTURES, "echo.mjs")], start: "eager" } },
+    servers: {
+      echo: { command: process.execPath, args: [join(FIXTURES, "echo.mjs")], start: "eager" },
+      slow: { command: process.execPath, args: [join(FIXTURES, "slow-tools.mjs")], start: "eager" },
+    },
   });
 
   beforeAll(async () => {
@@ -106,6 +109,29 @@ describe("daemon connection limits", () => {
     expect(idle.received()).toMatch(/\r\nKeep-Alive: timeout=1\r\n/);
     expect((idleMs as number) - (idle.firstDataAfter() as number)).toBeLessThanOrEqual(1000 + 1000 + 750);
     expect(daemon.child.exitCode).toBeNull();
+  });
+
+  it("bounds receiving a request, never answering it: a call and the GET stream outlive request_timeout", async () => {
+    const c = await httpClient(daemon.url);
+    try {
+      // The notification stream of a session, held open on its own connection.
+      const init = await rawRequest(daemon.url, "POST", {}, INIT);
+      const session = init.headers["mcp-session-id"] as string;
+      const stream = await open(port);
+      stream.socket.write(
+        `GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: text/event-stream\r\nMcp-Session-Id: ${session}\r\nMcp-Protocol-Version: 2025-06-18\r\n\r\n`,
+      );
+      // A call answering after 3.5 s: past request_timeout (2 s), header_timeout and keep-alive.
+      const started = Date.now();
+      const r = await c.call("slow__silent", { ms: 3500 });
+      expect(text(r)).toBe("slept 3500");
+      expect(Date.now() - started).toBeGreaterThanOrEqual(3500);
+      expect(stream.received()).toMatch(/^HTTP\/1\.1 200 /);
+      expect(stream.closedAfter(), "the GET stream was closed by a request timeout").toBeUndefined();
+      stream.socket.destroy();
+    } finally {
+      await c.close();
+    }
   });
 
   it("refuses connections past the per-address and total caps, in one line, while others keep working", async () => {

@@ -2,32 +2,10 @@
 // meets first), with the real servers behind a real gateway. Everyday requests must find the
 // tool a person would pick, and resolve must never be confident about a tool from the wrong
 // server. The requests are written for these servers' capabilities, not taken from a benchmark.
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import YAML from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { doc, ROOT, startGateway, tempHome, waitReady, type GatewayClient, type TempHome } from "../helpers/gateway.js";
+import { doc, startGateway, tempHome, waitReady, type GatewayClient, type TempHome } from "../helpers/gateway.js";
+import { exampleConfig } from "../helpers/example.js";
 import { checkResolveContract } from "../helpers/resolve-contract.js";
-
-interface ExampleServer {
-  command?: string;
-  args?: string[];
-  env?: Record<string, string>;
-  cwd?: string;
-}
-
-/** mcphub.example.yaml with its paths made absolute and its state kept inside the test's home. */
-function exampleConfig(home: TempHome): string {
-  const config = YAML.parse(readFileSync(join(ROOT, "mcphub.example.yaml"), "utf8")) as { servers: Record<string, ExampleServer> };
-  for (const server of Object.values(config.servers)) {
-    if (server.command === undefined) continue; // the disabled remote example
-    // npx runs in the repository, where it finds the packages installed (no network needed).
-    server.cwd = ROOT;
-    server.args = (server.args ?? []).map((a) => (a === "." ? home.dir : a));
-    if (server.env?.["MEMORY_FILE_PATH"] !== undefined) server.env["MEMORY_FILE_PATH"] = join(home.dir, "memory.jsonl");
-  }
-  return home.writeConfig(config);
-}
 
 /** Request -> the tools a person would accept as the first answer. */
 const FIRST_CHOICE: [string, string[]][] = [

@@ -106,7 +106,7 @@ describe("resolve → describe → call → read back", () => {
     try {
       await waitReady(gw, ["memory", "everything"]);
       const base64 = Buffer.from(Array.from({ length: 15000 }, (_, i) => (i * 131) % 256)).toString("base64");
-      for (const args of [{ query: "" }, { query: base64 }, { query: "\u0000\u0007echo\u001b\u007f" }, { query: "记住爱丽丝在Acme工作" }, { query: "запомни это" }, {}]) {
+      for (const args of [{ query: "" }, { query: base64 }, { query: "\u0000\u0007echo\u001b\u007f" }, { query: "记住爱丽丝在Acme工作" }, { query: "запомни это" }]) {
         const r = await gw.call("mcphub_resolve_tool", args);
         expect(r.isError).toBeFalsy();
         expect(checkResolveContract(doc(r))).toEqual([]);
@@ -114,16 +114,25 @@ describe("resolve → describe → call → read back", () => {
         expect(sr.isError).toBeFalsy();
         expect(doc(sr)).toMatchObject({ contract_version: 1 });
       }
+      // No query at all is the caller's mistake: an invalid-params error that says what to send.
+      const missing = await gw.call("mcphub_resolve_tool", {});
+      expect(missing.isError).toBe(true);
+      expect(text(missing)).toMatch(/invalid params: `query` is required/);
+      expect(doc(await gw.call("mcphub_search_tools", {}))).toMatchObject({ contract_version: 1 });
       expect(doc(await gw.call("mcphub_resolve_tool", { query: base64 })).reason_codes).toContain("query_truncated");
 
       // A request nothing here serves: weak, said so, with the servers' capabilities to reformulate.
       const weak = doc(await gw.call("mcphub_resolve_tool", { query: "book a flight to Rome for next Tuesday" }));
       expect(checkResolveContract(weak)).toEqual([]);
       expect(weak.status).not.toBe("confident");
-      expect(String(weak.capabilities)).toContain("memory: remember facts about people");
+      // Each server is described once: in `servers` when it has a match here, else in `capabilities`.
+      const described = (d: Record<string, unknown>, server: string): string =>
+        JSON.stringify((d.servers as Record<string, unknown> | undefined)?.[server] ?? (d.capabilities as Record<string, unknown> | undefined)?.[server] ?? "");
+      expect(described(weak, "memory")).toContain("remember facts about people");
+      expect(described(weak, "everything")).toContain("MCP feature demo server");
       const weakSearch = doc(await gw.call("mcphub_search_tools", { query: "book a flight to Rome for next Tuesday" }));
       expect(weakSearch.weak_match).toBe(true);
-      expect(Buffer.byteLength(String(weakSearch.capabilities))).toBeLessThanOrEqual(1024);
+      expect(Buffer.byteLength(JSON.stringify(weakSearch.capabilities ?? {}))).toBeLessThanOrEqual(1024);
       const strong = doc(await gw.call("mcphub_search_tools", { query: "echo a message back" }));
       expect(strong.weak_match).toBeUndefined();
       expect(strong.capabilities).toBeUndefined();

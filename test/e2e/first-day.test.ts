@@ -1,13 +1,15 @@
 // Issue 24: the surprises of an operator's first day, one test each, through the real CLI in a
 // fresh HOME: the --help example works first time and init says what is enabled (1), a gateway
-// with no server is not presented as healthy (1), imported secrets go to the vault (4), relative
+// with no server is not presented as healthy (1), on a terminal `sync --write` asks before it
+// removes the entries the gateway now serves (2), imported secrets go to the vault (4), relative
 // paths typed at `add` mean the shell's folder (5), a later sync reuses the agent's token (8),
 // option typos get a did-you-mean and `add x cmd --help` is not silently passed on (9).
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import YAML from "yaml";
-import { cliSandbox, type CliSandbox } from "../helpers/cli.js";
+import { cliCommand, cliSandbox, type CliSandbox } from "../helpers/cli.js";
 
 let sb: CliSandbox;
 beforeEach(() => {
@@ -62,6 +64,35 @@ describe("item 1: init, then the --help example", () => {
     const init = await sb.run(["init"]);
     expect(init.stdout).toContain("agents   claude (~/.claude.json): gateway mode (no harness was found here, so Claude Code is assumed");
     expect(config().agents).toEqual({ claude: { type: "claude", mode: "gateway" } });
+  }, LONG);
+});
+
+const hasScript = spawnSync("script", ["--version"]).status === 0;
+
+describe.skipIf(!hasScript)("item 2: on a terminal, sync --write offers the offload", () => {
+  const quote = (v: string) => `'${v.replace(/'/g, "'\\''")}'`;
+  /** `sync --write` in a pseudo-terminal made by `script`, the answer typed on its stdin. */
+  const onTerminal = (answer: string) => {
+    const line = [process.execPath, ...cliCommand(), "sync", "--write"].map(quote).join(" ");
+    const r = spawnSync("script", ["-qec", line, "/dev/null"], { cwd: sb.dir, env: { ...sb.env, NO_COLOR: "1" }, input: answer, encoding: "utf8", timeout: 120_000 });
+    return r.stdout.replace(/\r\n/g, "\n");
+  };
+  const claudeEntries = () => Object.keys((JSON.parse(readFileSync(join(sb.home, ".claude.json"), "utf8")) as { mcpServers: object }).mcpServers);
+
+  it("asks; Enter keeps the duplicates and says how to remove them, y removes them in the same write", async () => {
+    copyFileSync(join(import.meta.dirname, "..", "fixtures", "newcomer", "claude.json"), join(sb.home, ".claude.json"));
+    const imported = await sb.run(["init", "--from-agents"]);
+    expect(imported.code, imported.stderr).toBe(0);
+
+    const kept = onTerminal("\n");
+    expect(kept).toContain("2 harness entries are served by the gateway too (claude: memory, claude: github). Remove them from the harness files in this write? [y/N]");
+    expect(kept).toContain("Remove them with `mcphub sync --write --yes`");
+    expect(claudeEntries().sort()).toEqual(["github", "mcphub", "memory"]);
+
+    const removed = onTerminal("y\n");
+    expect(removed).toContain("Remove them from the harness files in this write? [y/N]");
+    expect(removed).toMatch(/- remove +memory/);
+    expect(claudeEntries()).toEqual(["mcphub"]);
   }, LONG);
 });
 

@@ -88,7 +88,7 @@ describe("catalogue cache and start on first use", () => {
     expect((resolved.recommendation as { server: string }).server).toBe("memory");
     expect(resolved.servers_pending).toBeUndefined();
     const searched = doc(await gw.call("mcphub_search_tools", { query: "knowledge graph entities" }));
-    expect((searched.matches as { server: string }[]).some((m) => m.server === "memory")).toBe(true);
+    expect((searched.matches as { namespaced: string }[]).some((m) => m.namespaced.startsWith("memory__"))).toBe(true);
     const described = doc(await gw.call("mcphub_describe_tool", { tool: "memory__create_entities" }));
     expect(described.input_schema).toBeTypeOf("object");
     const row = await serverRow(gw, "memory");

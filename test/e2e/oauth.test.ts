@@ -121,7 +121,7 @@ describe("OAuth-protected downstreams, end to end", () => {
     config = home.writeConfig({
       servers: {
         // Configured for OAuth, over streamable HTTP.
-        secure: { url: fixture.mcpUrl, oauth: { scopes: ["mcp:read", "openid"] } },
+        secure: { url: fixture.mcpUrl, oauth: { scopes: ["mcp:read", "openid"] }, description: "Identity of the signed-in user" },
         // No oauth block: sign-in starts from the server's Bearer challenge (legacy SSE transport).
         legacy: { url: fixture.sseUrl, transport: "sse" },
         plain: { command: process.execPath, args: [join(FIXTURES, "echo.mjs")] },
@@ -144,6 +144,13 @@ describe("OAuth-protected downstreams, end to end", () => {
     expect((await waitState(gw, "legacy", "needs_auth")).sign_in).toBe(`mcphub --config ${config} auth login legacy`);
     await waitState(gw, "plain", "ready");
     expect(text(await call(gw, "plain__echo", { message: "hi" }))).toBe("Echo: hi");
+    // Discovery says it too: a request for what the server offers names it, its state and the
+    // command that signs it in, and is never confident (issue 23, failure-aware routing).
+    const resolved = doc(await call(gw, "mcphub_resolve_tool", { query: "who is the signed-in user" }));
+    expect(resolved.status).not.toBe("confident");
+    expect(resolved.reason_codes).toContain("server_unavailable");
+    expect((resolved.unavailable as Record<string, unknown>[]).find((u) => u.server === "secure")).toMatchObject({ state: "needs_auth", fix: `run \`${command}\`` });
+    expect(String(resolved.hint)).toContain(`server secure is needs auth; fix: run \`${command}\``);
     // The daemon log says it too, once per server.
     expect(gw.stderr().match(/secure: needs sign-in: run `mcphub --config \S+ auth login secure`/g)?.length).toBe(1);
   });

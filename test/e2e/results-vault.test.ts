@@ -311,7 +311,7 @@ describe("secrets", () => {
       response_budget: 512,
       servers: {
         rec: { command: node, args: [RECORDER], vault: "proj" },
-        locked: { command: node, args: [RECORDER], vault: "proj", vault_only: ["MISSING"] },
+        locked: { command: node, args: [RECORDER], vault: "proj", vault_only: ["MISSING"], description: "Billing invoices of the project" },
       },
     });
     const gw = await startGateway(home, cfg);
@@ -337,6 +337,13 @@ describe("secrets", () => {
       }
       expect(locked?.state).toBe("locked");
       expect(locked?.error).toMatch(/proj\/MISSING/);
+      // Discovery names the locked server, why and what unlocks it, and is never confident.
+      const resolved = doc(await gw.call("mcphub_resolve_tool", { query: "list the billing invoices" }));
+      seen.push(JSON.stringify(resolved));
+      expect(resolved.status).not.toBe("confident");
+      expect(resolved.reason_codes).toContain("server_unavailable");
+      const down = (resolved.unavailable as { server: string; state: string; reason?: string; fix?: string }[]).find((u) => u.server === "locked");
+      expect(down).toMatchObject({ state: "locked", reason: expect.stringMatching(/proj\/MISSING/), fix: expect.stringMatching(/vault passphrase.*vault status/) });
       seen.push(JSON.stringify(doc(await gw.call("mcphub_stats"))));
       // Every process's argv.
       for (const pid of readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {

@@ -16,7 +16,7 @@ const MADGE = join(ROOT, "node_modules", "madge", "bin", "cli.js");
  * way, config → downstream → catalog → gateway core → front doors → cli; a new part goes
  * above everything it needs and below everything that needs it.
  */
-const LAYERS = ["util", "config", "sandbox", "service", "telemetry", "downstream", "vault", "auth", "catalog", "guard", "gateway", "serve", "harness", "cli"] as const;
+const LAYERS = ["util", "store", "config", "sandbox", "service", "telemetry", "downstream", "vault", "auth", "catalog", "guard", "gateway", "serve", "harness", "cli"] as const;
 
 /** Imports forbidden inside one part, as [importer prefix, imported prefix, why]. */
 const FORBIDDEN: [string, string, string][] = [

@@ -1,20 +1,18 @@
-// The catalogue cache on disk: `<dataDir>/catalog/<server>.json`, one file per server (0600 in a
-// 0700 directory), holding the server's last successful listing. Several gateway processes of the
-// same user share it: each file is replaced atomically (temp file + rename), so a reader sees the
-// old or the new listing whole. A file is trusted only for the connection it was listed from
+// The catalogue cache: one document per server in the store's `catalog` space
+// (`<dataDir>/catalog/<server>.json`, 0600 in a 0700 directory, on the files store; rows in
+// PostgreSQL, read from memory), holding the server's last successful listing. Several gateway
+// processes and replicas share it: each document is replaced atomically, so a reader sees the old
+// or the new listing whole. A listing is trusted only for the connection it was listed from
 // (`fingerprint`), and everything read back is validated like any other outside input.
-import { randomBytes } from "node:crypto";
-import { readdirSync, readFileSync, rmSync, statSync } from "node:fs";
-import { chmod, mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Prompt, Resource, ResourceTemplate, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { FileDocs, storeOf, type Docs, type Store } from "../../store/index.js";
 import { makeListing, type ServerListing } from "./listing.js";
 
 export const CATALOG_CACHE_DIR = "catalog";
 const FILE_VERSION = 1;
-/** A temp file this old belongs to a writer that crashed between write and rename. */
-const STALE_TEMP_MS = 10 * 60_000;
 
 // What the catalogue relies on is checked; everything else in a definition is kept as listed
 // (the file holds what a live session listed, so the SDK's full schemas already passed once, and
@@ -44,24 +42,31 @@ const fileSchema = z.object({
 export type CacheMiss = { reason: "absent" } | { reason: "other_connection" } | { reason: "unreadable"; detail: string };
 
 export class CatalogCache {
+  /** The directory of the files (files store), or where the rows are, for messages. */
   readonly dir: string;
+  private readonly docs: Docs;
 
-  constructor(dataDir: string) {
-    this.dir = join(dataDir, CATALOG_CACHE_DIR);
+  constructor(where: string | Store) {
+    const store = storeOf(where);
+    this.docs = store.docs("catalog");
+    this.dir = store.kind === "files" ? join(store.where, CATALOG_CACHE_DIR) : `${CATALOG_CACHE_DIR} in ${store.where}`;
   }
 
   pathOf(server: string): string {
-    return join(this.dir, `${server}.json`);
+    return this.docs instanceof FileDocs ? this.docs.pathOf(server) : `${this.dir}: ${server}`;
   }
 
   /**
    * The cached listing of `server` if it was listed from a connection with this fingerprint.
-   * Synchronous on purpose: it runs once per server before the gateway answers its first request.
+   * Synchronous on purpose: it runs once per server before the gateway answers its first request
+   * (a file read on the files store, memory on PostgreSQL).
    */
   read(server: string, fingerprint: string): { listing: ServerListing } | CacheMiss {
     let text: string;
     try {
-      text = readFileSync(this.pathOf(server), "utf8");
+      const entry = this.docs.mirror().peek(server);
+      if (!entry) return { reason: "absent" };
+      text = entry.bytes().toString("utf8");
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === "ENOENT") return { reason: "absent" };
       return { reason: "unreadable", detail: (err as Error).message };
@@ -96,10 +101,8 @@ export class CatalogCache {
     return { listing };
   }
 
-  /** Replaces the server's file atomically (0600). */
+  /** Replaces the server's document atomically (a 0600 file on the files store). */
   async write(server: string, fingerprint: string, listing: ServerListing): Promise<void> {
-    await mkdir(this.dir, { recursive: true, mode: 0o700 });
-    await chmod(this.dir, 0o700);
     const body = {
       version: FILE_VERSION,
       server,
@@ -114,43 +117,40 @@ export class CatalogCache {
       resource_templates: listing.resourceTemplates ?? [],
       prompts: listing.prompts,
     };
-    const target = this.pathOf(server);
-    const tmp = join(this.dir, `.${server}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
-    try {
-      await writeFile(tmp, `${JSON.stringify(body)}\n`, { mode: 0o600, flag: "wx" });
-      await rename(tmp, target);
-    } catch (err) {
-      await rm(tmp, { force: true });
-      throw err;
-    }
+    await this.docs.put(server, Buffer.from(`${JSON.stringify(body)}\n`, "utf8"));
   }
 
   /** Drops one server's cache (removed from the config). */
   async remove(server: string): Promise<void> {
-    await rm(this.pathOf(server), { force: true });
+    await this.docs.remove(server);
   }
 
   /**
-   * Drops the files of servers that are not configured any more, and temp files a crashed writer
-   * left behind. Synchronous and best effort: it runs at startup, and a failure costs only disk.
+   * Drops the listings of servers that are not configured any more, and temp files a crashed
+   * writer left behind. Synchronous and best effort on the files (it runs at startup, and a
+   * failure costs only disk); PostgreSQL deletes in the background.
    */
   prune(configured: ReadonlySet<string>): string[] {
-    let names: string[];
+    const dropped: string[] = [];
+    let keys: string[];
     try {
-      names = readdirSync(this.dir);
+      keys = this.docs.mirror().keys();
     } catch {
       return [];
     }
-    const dropped: string[] = [];
-    for (const file of names) {
-      const server = file.endsWith(".json") && !file.startsWith(".") ? file.slice(0, -".json".length) : undefined;
-      try {
-        const stale = server !== undefined ? !configured.has(server) : file.endsWith(".tmp") && Date.now() - statSync(join(this.dir, file)).mtimeMs > STALE_TEMP_MS;
-        if (!stale) continue;
-        rmSync(join(this.dir, file), { force: true });
-        if (server !== undefined) dropped.push(server);
-      } catch {
-        // best effort
+    const docs = this.docs;
+    if (docs instanceof FileDocs) docs.sweepSync();
+    for (const server of keys) {
+      if (configured.has(server)) continue;
+      dropped.push(server);
+      if (docs instanceof FileDocs) {
+        try {
+          rmSync(docs.pathOf(server), { force: true });
+        } catch {
+          // best effort
+        }
+      } else {
+        void docs.remove(server).catch(() => undefined);
       }
     }
     return dropped;

@@ -9,9 +9,8 @@
 // Resolve's assessment stays lexical (it needs the evidence of which words a tool holds): the
 // answer is confident only when the fused top is the lexical top and the lexical assessment is
 // confident (responses.ts reads `assessmentRanking`).
-import type { CatalogEntry } from "../types.js";
 import type { DenseIndex } from "./dense.js";
-import type { RankedMatch, Ranking, SearchIndex } from "./index.js";
+import type { RankedMatch, Ranking, RankOptions, SearchIndex } from "./index.js";
 import type { Ranker } from "./responses.js";
 
 export const FUSION = {
@@ -23,7 +22,7 @@ export const FUSION = {
   points: 1000,
 } as const;
 
-type RankOpts = { limit: number; filter?: (e: CatalogEntry) => boolean; explain?: boolean };
+type RankOpts = RankOptions;
 
 export class HybridRanker implements Ranker {
   /**
@@ -50,7 +49,7 @@ export class HybridRanker implements Ranker {
     if (!vector || this.dense.size() === 0) return this.lexical.rank(query, opts);
     const depth = Number.isFinite(opts.limit) ? Math.max(opts.limit, FUSION.depth) : Math.max(FUSION.depth, 200);
     const filter = opts.filter ? { filter: opts.filter } : {};
-    const lex = this.lexical.rank(query, { limit: depth, ...filter, ...(opts.explain ? { explain: true } : {}) });
+    const lex = this.lexical.rank(query, { limit: depth, ...filter, ...(opts.prefer ? { prefer: opts.prefer } : {}), ...(opts.explain ? { explain: true } : {}) });
     const den = this.dense.search(vector, depth, opts.filter);
     const lexShare = normaliser(lex.matches.map((m) => m.score));
     const denseShare = normaliser(den.map((d) => d.similarity));
@@ -68,8 +67,9 @@ export class HybridRanker implements Ranker {
         fused.set(d.entry.namespaced, { match, score: add, lexical: 0 });
       }
     }
+    const preferred = (x: { match: RankedMatch }): number => (opts.prefer?.(x.match.entry) ? 1 : 0);
     const ordered = [...fused.values()].sort(
-      (a, b) => b.score - a.score || b.lexical - a.lexical || (a.match.entry.namespaced < b.match.entry.namespaced ? -1 : 1),
+      (a, b) => b.score - a.score || b.lexical - a.lexical || preferred(b) - preferred(a) || (a.match.entry.namespaced < b.match.entry.namespaced ? -1 : 1),
     );
     const limit = Number.isFinite(opts.limit) ? opts.limit : ordered.length;
     const matches = ordered.slice(0, limit).map((x) => ({ ...x.match, score: Math.round(x.score * FUSION.points) }));

@@ -1,6 +1,7 @@
-// Search and ranking of the catalogue (this folder): the index below, hybrid fusion with the
-// dense ranking (fusion.ts, dense.ts), resolve assessment (assess.ts), the response documents
-// (responses.ts, compact.ts, template.ts, pending.ts, summary.ts), and the language side (text/).
+// Search and ranking of the catalogue (this folder): the index below, the tool-level ranking
+// signals (signals/: action agreement, deprecation), hybrid fusion with the dense ranking
+// (fusion.ts, dense.ts), resolve assessment (assess.ts), the response documents (responses.ts,
+// compact.ts, template.ts, pending.ts, summary.ts), and the language side (text/).
 //
 // The search index over the in-scope catalogue: an inverted index of stems with a BM25F-style
 // scorer (field weights, length normalisation against fixed reference lengths, tf saturation,
@@ -16,10 +17,11 @@ import { SERVER_FIELDS, TOOL_FIELDS, type FieldSpec } from "./fields.js";
 import { synonymsOf } from "./text/lexicon.js";
 import { wordnet } from "./text/wordnet.js";
 import { stem as stemWord } from "./text/stem.js";
-import { foldText, indexTerms, searchTerms, type Term } from "./text/tokenize.js";
+import { foldText, indexTerms, queryTerms as queryTermsOf, searchTerms, type Term } from "./text/tokenize.js";
 import { truncateUtf8 } from "../../util/text.js";
 import { Vocabulary } from "./vocabulary.js";
 import { addTo, removeFrom } from "../../util/multimap.js";
+import { ActionIndex, directObject, isDeprecated, isQuestion, queryActions, replacementOf, toolActions } from "./signals/index.js";
 
 export interface RankedMatch {
   entry: CatalogEntry;
@@ -29,6 +31,7 @@ export interface RankedMatch {
   evidence?: ConceptEvidence[];
   /** How many tools the match's server has in the index (with `explain`; resolve's server-agreement rule reads it). */
   serverTools?: number;
+
 }
 
 /**
@@ -44,11 +47,23 @@ export interface ConceptEvidence {
   server: number;
   /** Whether the catalogue holds the concept's own word anywhere (else it is likely a name or a value). */
   known: boolean;
+  /** Whether the concept is the request's leading verb (its action, signals/action.ts), not its object. */
+  verb?: boolean;
 }
 
 export interface SearchOptions {
   maxHits?: number;
   filter?: (e: CatalogEntry) => boolean;
+  /** Entries that win ties (pinned tools): between two equal scores, a preferred one first. Never more. */
+  prefer?: (e: CatalogEntry) => boolean;
+}
+
+/** What rank() takes: the result size and the options of search(). */
+export interface RankOptions {
+  limit: number;
+  filter?: (e: CatalogEntry) => boolean;
+  prefer?: (e: CatalogEntry) => boolean;
+  explain?: boolean;
 }
 
 /** A ranking cut to `limit` matches, with the number of matches there were in all. */
@@ -79,7 +94,29 @@ export const SCORER = {
   phraseMaxBytes: 256,
   /** Prefix expansions per query term (the shortest, then alphabetical: deterministic). */
   maxPrefixExpansions: 8,
-} as const;
+  /**
+   * How much action agreement moves a tool's score: × (1 + actionWeight × agreement), agreement in
+   * [−1, 1] (signals/action.ts). It is what tells the tools of one server apart when the request
+   * matches their server's text alike.
+   */
+  actionWeight: 0.3,
+  /** A tool that declares itself deprecated scores this share of what it would (signals/deprecated.ts). */
+  deprecatedWeight: 0.5,
+  /**
+   * Name coverage: × (1 + nameWeight × c), c the IDF-weighted share of the tool name's words the
+   * request reaches (at each word's best variant weight). Between siblings that match a request
+   * alike, the one whose name the request says more of comes first ("read media file" for "read
+   * the media file"), and a name with words the request never says ("multiple") comes later.
+   */
+  nameWeight: 0.4,
+  /** In name coverage, a name word the query reaches only through its stem ("files" for "file"). */
+  stemOnlyWeight: 0.9,
+  /**
+   * A tool whose name holds the request's direct object (signals/action.ts directObject: "create
+   * an *entity* ... with the observation ...") scores × (1 + objectWeight × the variant's weight).
+   */
+  objectWeight: 0.3,
+};
 
 /**
  * A posting list whose weighted IDF is below this can add at most ~1 point (0.05 × 2.2 × 10) to
@@ -98,6 +135,12 @@ const PHRASE = { exactName: 40, exactTitle: 30, inName: 22, inTitle: 18, inText:
 interface Doc {
   entry: CatalogEntry;
   terms: string[];
+  /** Verb lemmas of what the tool does (signals/action.ts). */
+  actions: string[];
+  /** For a deprecated tool that names its replacement on its server: that tool's doc id. */
+  replacement?: number;
+  /** The distinct stems of the tool's public name (what the name coverage factor weighs), each with its word as written. */
+  nameStems: { stem: string; word: string }[];
   /** `terms` as a set, built on first use (only resolve's explanation needs it). */
   termSet?: Set<string>;
   /** Name, title and text in phrase form; computed on first use (only some queries need them). */
@@ -208,6 +251,13 @@ export class SearchIndex {
   private readonly variantCache = new Map<string, Variant[]>();
   /** Per-query score buffers, reused across queries (each query zeroes what it touched). */
   private readonly scratch = new Scratch();
+  /** The tools' actions, for action agreement. */
+  private readonly actions = new ActionIndex();
+  /** 1 for a tool that declares itself deprecated (its score is scaled by SCORER.deprecatedWeight). */
+  private docDeprecated = new Uint8Array(0);
+  /** How much harm a tool declares it can do (effectRank): the last tie-break before the name. */
+  private docEffect = new Uint8Array(0);
+
 
   size(): number {
     return this.docCount;
@@ -223,16 +273,30 @@ export class SearchIndex {
     for (const entry of entries) {
       const id = this.freeDocIds.pop() ?? this.docs.length;
       if (id >= this.docServer.length) {
-        const grown = new Int32Array(Math.max(1024, (id + 1) * 2));
+        const size = Math.max(1024, (id + 1) * 2);
+        const grown = new Int32Array(size);
         grown.set(this.docServer);
         this.docServer = grown;
+        const deprecated = new Uint8Array(size);
+        deprecated.set(this.docDeprecated);
+        this.docDeprecated = deprecated;
+        const effect = new Uint8Array(size);
+        effect.set(this.docEffect);
+        this.docEffect = effect;
       }
       this.docServer[id] = sid;
       const tf = weightedTf(entry, TOOL_FIELDS);
+      const actions = toolActions(entry);
+      const deprecated = isDeprecated(entry);
       this.docs[id] = {
         entry,
         terms: [...tf.keys()],
+        actions,
+        nameStems: nameWords(entry.tool),
       };
+      this.docDeprecated[id] = deprecated ? 1 : 0;
+      this.docEffect[id] = effectRank(entry);
+      this.actions.add(id, actions);
       docIds.push(id);
       this.docCount++;
       for (const [term, f] of tf) {
@@ -241,6 +305,15 @@ export class SearchIndex {
       }
       for (const name of namesOf(entry)) addTo(this.byName, name, id);
       addTo(this.byFragment, entry.tool.toLowerCase(), id);
+    }
+    // A deprecated tool that names its replacement ("Use read_text_file instead") passes the
+    // evidence it gets to that tool (rank()), so a request that fits it goes to the replacement.
+    for (const id of docIds) {
+      const doc = this.docs[id] as Doc;
+      if (this.docDeprecated[id] !== 1) continue;
+      const name = replacementOf(doc.entry)?.toLowerCase();
+      const target = name === undefined ? undefined : docIds.find((other) => other !== id && [this.docs[other]?.entry.tool, this.docs[other]?.entry.wire].some((n) => n?.toLowerCase() === name));
+      if (target !== undefined) doc.replacement = target;
     }
     const tf = weightedTf({ server, entries }, SERVER_FIELDS);
     this.servers[sid] = { name: server, docIds, terms: [...tf.keys()] };
@@ -265,6 +338,8 @@ export class SearchIndex {
       const doc = this.docs[id];
       if (!doc) continue;
       for (const term of doc.terms) this.vocab.release(term);
+      this.actions.remove(id, doc.actions);
+      this.docDeprecated[id] = 0;
       for (const name of namesOf(doc.entry)) removeFrom(this.byName, name, id);
       removeFrom(this.byFragment, doc.entry.tool.toLowerCase(), id);
       this.docs[id] = undefined;
@@ -297,27 +372,33 @@ export class SearchIndex {
   /** The full ranked list (or the first `maxHits`): best first, ties by namespaced name. */
   search(query: string, opts: SearchOptions = {}): RankedMatch[] {
     const limit = opts.maxHits !== undefined && opts.maxHits > 0 ? opts.maxHits : Number.POSITIVE_INFINITY;
-    return this.rank(query, { limit, ...(opts.filter ? { filter: opts.filter } : {}) }).matches;
+    return this.rank(query, { limit, ...(opts.filter ? { filter: opts.filter } : {}), ...(opts.prefer ? { prefer: opts.prefer } : {}) }).matches;
   }
 
   /** Like search, but materialises only the first `limit` matches and reports the total. */
-  rank(query: string, opts: { limit: number; filter?: (e: CatalogEntry) => boolean; explain?: boolean }): Ranking {
+  rank(query: string, opts: RankOptions): Ranking {
     const filter = opts.filter;
-    const concepts = conceptsOf(searchTerms(query));
+    const prefer = opts.prefer;
+    const queryTerms = searchTerms(query);
+    const concepts = conceptsOf(queryTerms);
     const terms = concepts.map((c) => c[0] as Term);
     const exact = this.exactNameHits(query, filter);
     if (terms.length === 0 && exact.size === 0) return { matches: [], total: 0 };
 
     const sc = this.scratch.ensure(this.docs.length, this.servers.length);
-    const { total, best, maskLo, maskHi, score, serverTotal, serverBest, serverMaskLo, serverMaskHi, serverTop, serverClaimed } = sc;
+    const { total, best, maskLo, maskHi, score, serverTotal, serverBest, serverMaskLo, serverMaskHi, serverTop, serverClaimed, factor } = sc;
     const touchedDocs: number[] = [];
     const touchedServerIds: number[] = [];
+    const agreeing = this.actionAgreement(query, factor);
+    const leadingVerb = opts.explain ? queryActions(query).find((a) => a.leading)?.word : undefined;
     try {
       // Tool-level and server-level evidence add up (a doc's score for a term is its own best
       // variant plus its server's best variant), so the two are accumulated separately and each
       // server's total is applied once at the end, not once per term.
+      const reach = new Map<string, number>();
       for (let t = 0; t < terms.length; t++) {
         const variants = this.conceptVariants(concepts[t] as Term[]);
+        if (SCORER.nameWeight > 0) for (const v of variants) if (v.weight > (reach.get(v.stem) ?? 0)) reach.set(v.stem, v.weight);
         const lo = t < 32 ? 1 << t : 0;
         const hi = t < 32 ? 0 : 1 << (t - 32);
         accumulate(variants, this.toolPostings, this.docCount, 1, best, total, maskLo, maskHi, lo, hi, touchedDocs);
@@ -348,6 +429,29 @@ export class SearchIndex {
         maskLo[id] = (maskLo[id] as number) | (serverMaskLo[sid] as number);
         maskHi[id] = (maskHi[id] as number) | (serverMaskHi[sid] as number);
       }
+      // A tool whose action agrees (or conflicts) with the request's is scored on its own, even
+      // when its only evidence is its server's: its factor sets it apart from its siblings.
+      for (const id of agreeing) {
+        if (maskLo[id] !== 0 || maskHi[id] !== 0 || exact.has(id)) continue;
+        const sid = this.docServer[id] as number;
+        if (serverMaskLo[sid] === 0 && serverMaskHi[sid] === 0) continue; // no evidence of its own or its server's: no match
+        total[id] = serverTotal[sid] as number;
+        maskLo[id] = serverMaskLo[sid] as number;
+        maskHi[id] = serverMaskHi[sid] as number;
+        serverClaimed[sid] = (serverClaimed[sid] as number) + 1;
+        touchedDocs.push(id);
+      }
+      // The replacement of a deprecated tool with evidence is scored on its own too (it inherits).
+      for (let i = 0, n = touchedDocs.length; i < n; i++) {
+        const r = (this.docs[touchedDocs[i] as number] as Doc).replacement;
+        if (r === undefined || maskLo[r] !== 0 || maskHi[r] !== 0 || exact.has(r)) continue;
+        const sid = this.docServer[r] as number;
+        total[r] = serverTotal[sid] as number;
+        maskLo[r] = serverMaskLo[sid] as number;
+        maskHi[r] = serverMaskHi[sid] as number;
+        serverClaimed[sid] = (serverClaimed[sid] as number) + 1;
+        touchedDocs.push(r);
+      }
       for (const id of exact) {
         if (maskLo[id] !== 0 || maskHi[id] !== 0) continue;
         const sid = this.docServer[id] as number;
@@ -363,7 +467,9 @@ export class SearchIndex {
       const usePhrase = qPhrase.length > 0 && Buffer.byteLength(qPhrase) <= SCORER.phraseMaxBytes;
       const nTerms = terms.length;
       const name = (id: number): string => (this.docs[id] as Doc).entry.namespaced;
-      // Exact names first, then score descending, then namespaced name ascending.
+      // Exact names first, then score descending, then pins, then the least harmful effect, then namespaced name.
+      const preferred = (id: number): boolean => prefer !== undefined && prefer((this.docs[id] as Doc).entry);
+      const harm = isQuestion(query) ? EFFECT_ORDER.question : EFFECT_ORDER.request;
       const before = (a: number, b: number): boolean => {
         if (exact.size > 0) {
           const ea = exact.has(a);
@@ -372,29 +478,67 @@ export class SearchIndex {
         const sa = score[a] as number;
         const sb = score[b] as number;
         if (sa !== sb) return sa > sb;
+        if (prefer) {
+          const pa = preferred(a);
+          if (pa !== preferred(b)) return pa;
+        }
+        // Evidence cannot tell them apart: the tool that declares it does the least harm first.
+        const fa = harm[this.docEffect[a] as number] as number;
+        const fb = harm[this.docEffect[b] as number] as number;
+        if (fa !== fb) return fa < fb;
         return name(a) < name(b);
       };
       const heap = new TopK(opts.limit, before);
       let count = 0;
       const perHit = nTerms > 0 ? SCORER.coverage / nTerms : 0;
-      const scoreOf = (t: number, hits: number): number => Math.round(SCORER.scale * t * (1 + perHit * hits));
+      const scoreOf = (t: number, hits: number, f: number): number => Math.round(SCORER.scale * t * (1 + perHit * hits) * f);
+      const prior = (id: number): number => (this.docDeprecated[id] === 1 ? SCORER.deprecatedWeight : 1);
+      const docFactor = (id: number): number => prior(id) * (1 + SCORER.actionWeight * (factor[id] as number));
+      const asWritten = new Set(queryTerms.map((t) => t.word));
+      const object = SCORER.objectWeight > 0 ? directObject(query) : undefined;
+      const objectStems = object !== undefined ? this.objectVariants(object) : undefined;
+      const nameFactor = (id: number): number => {
+        const doc = this.docs[id] as Doc;
+        let f = SCORER.nameWeight > 0 ? 1 + SCORER.nameWeight * this.nameCoverage(doc, reach, asWritten) : 1;
+        if (objectStems) {
+          let best = 0;
+          for (const { stem } of doc.nameStems) best = Math.max(best, objectStems.get(stem) ?? 0);
+          if (best >= SCORER.synonymWeight) f *= 1 + SCORER.objectWeight * best;
+        }
+        return f;
+      };
       // The hot loop of a long query over a large catalogue: it touches thousands of entries, so
       // it reads only the typed arrays and loads an entry's object only for a filter or a phrase
       // bonus, and skips the heap for scores that cannot enter it (no exact hits: plain order).
       const hasExact = exact.size > 0;
       let floor = -1;
+      const scored: number[] = [];
+      let inheriting = false;
       for (const id of touchedDocs) {
         if (filter && !filter((this.docs[id] as Doc).entry)) continue;
         const hits = popcount(maskLo[id] as number) + popcount(maskHi[id] as number);
         const isExact = hasExact && exact.has(id);
         if (hits === 0 && !isExact) continue; // a phrase bonus alone never makes a match
-        let s = scoreOf(total[id] as number, hits);
+        let s = scoreOf(total[id] as number, hits, docFactor(id) * nameFactor(id));
         // A phrase contained in a name, title or description has all its words there, so only
         // entries that matched every term can earn the bonus (this keeps it off the hot path).
         if (usePhrase && (hits === nTerms || isExact)) s += this.phraseBonus(this.docs[id] as Doc, qPhrase);
         score[id] = s;
         count++;
-        if (s < floor) continue;
+        scored.push(id);
+        if ((this.docs[id] as Doc).replacement !== undefined) inheriting = true;
+      }
+      // A replacement scores at least what its deprecated tool would have scored undemoted.
+      if (inheriting) {
+        for (const id of scored) {
+          const r = (this.docs[id] as Doc).replacement;
+          if (r === undefined || (filter && !filter((this.docs[r] as Doc).entry))) continue;
+          const undemoted = Math.round((score[id] as number) / SCORER.deprecatedWeight);
+          if (undemoted > (score[r] as number)) score[r] = undemoted;
+        }
+      }
+      for (const id of scored) {
+        if ((score[id] as number) < floor) continue;
         heap.offer(id);
         if (!hasExact && heap.full()) floor = score[heap.worst() as number] as number;
       }
@@ -407,7 +551,9 @@ export class SearchIndex {
         const server = this.servers[sid];
         if (!server) continue;
         const hits = popcount(lo) + popcount(hi);
-        const s = scoreOf(serverTotal[sid] as number, hits);
+        // The block's tools have no action agreement (those that do were scored above), so only
+        // a deprecated tool's prior can lower one below the block's score.
+        const s = scoreOf(serverTotal[sid] as number, hits, 1);
         const phrase = usePhrase && hits === nTerms;
         if (!filter && !phrase && heap.full()) {
           const worst = heap.worst();
@@ -423,7 +569,9 @@ export class SearchIndex {
           maskLo[id] = lo;
           maskHi[id] = hi;
           touchedDocs.push(id);
-          score[id] = phrase ? s + this.phraseBonus(doc, qPhrase) : s;
+          const f = docFactor(id);
+          const own = f === 1 ? s : scoreOf(serverTotal[sid] as number, hits, f);
+          score[id] = phrase ? own + this.phraseBonus(doc, qPhrase) : own;
           count++;
           heap.offer(id);
         }
@@ -439,7 +587,7 @@ export class SearchIndex {
         const doc = this.docs[id] as Doc;
         const m: RankedMatch = { entry: doc.entry, score: score[id] as number, matchedTerms: words };
         if (opts.explain) {
-          m.evidence = this.explain(id, concepts);
+          m.evidence = this.explain(id, concepts, leadingVerb);
           m.serverTools = this.servers[this.docServer[id] as number]?.docIds.length ?? 0;
         }
         return m;
@@ -453,6 +601,7 @@ export class SearchIndex {
         maskHi[id] = 0;
         score[id] = 0;
       }
+      for (const id of agreeing) factor[id] = 0;
       for (const sid of touchedServerIds) {
         serverTotal[sid] = 0;
         serverMaskLo[sid] = 0;
@@ -463,16 +612,53 @@ export class SearchIndex {
     }
   }
 
+  /**
+   * Action agreement of every tool whose action relates to a request verb, written into `factor`
+   * (in [−1, 1]; 0 for every other tool). Returns the ids written, for the caller to score and reset.
+   */
+  private actionAgreement(query: string, factor: Float64Array): number[] {
+    const touched: number[] = [];
+    if (SCORER.actionWeight === 0) return touched;
+    for (const q of queryActions(query)) {
+      for (const [lemma, relation] of this.actions.related(q)) {
+        const r = relation * q.weight;
+        for (const id of this.actions.docsOf(lemma)) {
+          const prev = factor[id] as number;
+          if (prev === 0) touched.push(id);
+          // The strongest agreement; an opposition only where nothing agrees.
+          if ((r > 0 && r > prev) || (prev <= 0 && r < prev) || (prev < 0 && r > 0)) factor[id] = r;
+        }
+      }
+    }
+    return touched;
+  }
+
+  /**
+   * The IDF-weighted share of a tool name's stems that the query reaches, each at its variant
+   * weight, and a name word the query writes the same way (not only to the same stem) counts a
+   * little more: "read the README file" says *file*, as read_text_file does, not *files*.
+   */
+  private nameCoverage(doc: Doc, reach: ReadonlyMap<string, number>, asWritten: ReadonlySet<string>): number {
+    let all = 0;
+    let got = 0;
+    for (const { stem, word } of doc.nameStems) {
+      const idf = idfOf(this.docCount, this.toolPostings.get(stem)?.ids.length ?? 0);
+      all += idf;
+      got += idf * (reach.get(stem) ?? 0) * (asWritten.has(word) ? 1 : SCORER.stemOnlyWeight);
+    }
+    return all > 0 ? got / all : 0;
+  }
+
   /** The evidence `rank({explain})` would report for this entry and query (undefined: not indexed). */
   explainEntry(entry: CatalogEntry, query: string): ConceptEvidence[] | undefined {
     for (const id of this.byName.get(entry.namespaced.toLowerCase()) ?? []) {
-      if (this.docs[id]?.entry.namespaced === entry.namespaced) return this.explain(id, conceptsOf(searchTerms(query)));
+      if (this.docs[id]?.entry.namespaced === entry.namespaced) return this.explain(id, conceptsOf(searchTerms(query)), queryActions(query).find((a) => a.leading)?.word);
     }
     return undefined;
   }
 
-  /** Per concept, the best variant weight found in the doc's own terms and in its server's terms. */
-  private explain(id: number, concepts: readonly Term[][]): ConceptEvidence[] {
+  /** Per concept, the best variant weight found in the doc's own terms and in its server's terms (and which is the request's leading verb). */
+  private explain(id: number, concepts: readonly Term[][], leadingVerb?: string): ConceptEvidence[] {
     const doc = this.docs[id] as Doc;
     const server = this.servers[this.docServer[id] as number];
     const own = (doc.termSet ??= new Set(doc.terms));
@@ -486,7 +672,8 @@ export class SearchIndex {
       }
       const first = concept[0] as Term;
       const known = concept.some((t) => this.vocab.has(t.stem) || this.vocab.has(t.word));
-      return { word: first.word, stem: first.stem, tool, server: srvWeight, known };
+      const verb = leadingVerb !== undefined && concept.some((t) => t.word === leadingVerb);
+      return { word: first.word, stem: first.stem, tool, server: srvWeight, known, ...(verb ? { verb } : {}) };
     });
   }
 
@@ -507,6 +694,14 @@ export class SearchIndex {
       const frag = [...(this.byFragment.get(q) ?? [])].filter(allowed);
       if (frag.length === 1 && frag[0] !== undefined) out.add(frag[0]);
     }
+    return out;
+  }
+
+  /** The stems the request's direct object reaches (its concept's variants), by weight. */
+  private objectVariants(word: string): Map<string, number> {
+    const term = searchTerms(word)[0];
+    const out = new Map<string, number>();
+    if (term) for (const v of this.variants(term)) out.set(v.stem, v.weight);
     return out;
   }
 
@@ -576,11 +771,15 @@ class Scratch {
   serverClaimed = new Uint32Array(0);
   serverMaskLo = new Uint32Array(0);
   serverMaskHi = new Uint32Array(0);
+  /** Action agreement per doc for the current query (0 = none). */
+  factor = new Float64Array(0);
+
 
   ensure(docs: number, servers: number): this {
     if (this.total.length < docs) {
       const n = Math.max(docs, this.total.length * 2);
       this.total = new Float64Array(n);
+      this.factor = new Float64Array(n);
       this.best = new Float64Array(n);
       this.score = new Float64Array(n);
       this.maskLo = new Uint32Array(n);
@@ -726,6 +925,31 @@ export function conceptsOf(terms: readonly Term[]): Term[][] {
     else groups.push([term]);
   }
   return groups;
+}
+
+/**
+ * What a tool declares it may do (MCP tool annotations): 0 read-only, 1 only additive
+ * (`destructiveHint: false`), 2 may be destructive (the spec's default when a tool says nothing).
+ */
+function effectRank(entry: CatalogEntry): number {
+  const a = entry.annotations;
+  if (a?.["readOnlyHint"] === true) return 0;
+  return a?.["destructiveHint"] === false ? 1 : 2;
+}
+
+/**
+ * How a tie is ordered by declared effect (index = effectRank). A question ("what do you remember
+ * about me") asks to learn something: the readers first, then the writers, then what may destroy.
+ * A request to act ("remember that Alice works at Acme") may want a writer: read-only and additive
+ * tools are one class (neither harms anything), before what may destroy.
+ */
+const EFFECT_ORDER = { question: [0, 1, 2], request: [0, 0, 1] } as const;
+
+/** A name's distinct stems, each with the first word that gave it (folded, as written). */
+function nameWords(name: string): { stem: string; word: string }[] {
+  const out = new Map<string, string>();
+  for (const t of queryTermsOf(name)) if (!out.has(t.stem)) out.set(t.stem, t.word);
+  return [...out].map(([stem, word]) => ({ stem, word }));
 }
 
 function namesOf(entry: CatalogEntry): Set<string> {

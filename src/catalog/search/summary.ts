@@ -1,6 +1,9 @@
 // The bounded capability summary embedded in the lazy-mode `initialize` instructions
 // (reference §2.9): one item per in-scope server, `name: hint`, joined with " | ", at most 2048
-// bytes, ending in "+N more; call list_servers" when servers had to be left out.
+// bytes, ending in "+N more; call list_servers" when servers had to be left out. The same
+// one-line hints are what a no-match answer carries per server (`capabilityHints`). A server
+// configured without use_when or a description gets a hint derived from its tools (their names,
+// or a single tool's first sentence), so no server is listed as a bare name when its tools are known.
 import { clipUtf8, collapseWhitespace, utf8Bytes } from "../../util/text.js";
 
 export const SUMMARY_MAX_BYTES = 2048;
@@ -14,6 +17,8 @@ export interface SummaryServer {
   use_when?: string[];
   /** Exact tool scope for this server (tool fragments after `server__`); omitted = all tools. */
   allowedTools?: string[];
+  /** The server's tools, when they are known: the hint of a server without use_when or description. */
+  tools?: readonly { tool: string; description: string }[];
 }
 
 function moreSuffix(n: number): string {
@@ -36,14 +41,70 @@ function allowlistHint(tools: readonly string[]): string {
   return prefix + shown.join(", ") + (rest > 0 ? ` (+${rest} more)` : "");
 }
 
-function hintFor(server: SummaryServer): string {
+/** "create_entities" / "getFileInfo" / "get-env" → "create entities" / "get file info" / "get env". */
+function humanize(name: string): string {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .replace(/[_\-.]+/g, " ")
+    .toLowerCase()
+    .trim();
+}
+
+/**
+ * What a server's tools say it does: a single tool's first sentence, else the tools' names in
+ * words ("tools: create entities, read graph, search nodes (+6 more)"), within the hint's bound.
+ */
+export function toolsHint(tools: readonly { tool: string; description: string }[]): string {
+  if (tools.length === 0) return "";
+  if (tools.length === 1) {
+    const only = tools[0] as { tool: string; description: string };
+    const first = collapseWhitespace(only.description).split(/(?<=[.!?])\s/u)[0] ?? "";
+    return clipUtf8(first.length > 0 ? `${humanize(only.tool)}: ${first}` : humanize(only.tool), SUMMARY_HINT_MAX_BYTES);
+  }
+  const names = tools.map((t) => humanize(t.tool)).filter((n) => n.length > 0);
+  const shown: string[] = [];
+  for (const n of names) {
+    const rest = names.length - shown.length - 1;
+    const text = `tools: ${[...shown, n].join(", ")}${rest > 0 ? ` (+${rest} more)` : ""}`;
+    if (utf8Bytes(text) > SUMMARY_HINT_MAX_BYTES) break;
+    shown.push(n);
+  }
+  const rest = names.length - shown.length;
+  return `tools: ${shown.join(", ")}${rest > 0 ? ` (+${rest} more)` : ""}`;
+}
+
+/** One server's one-line hint: use_when, else its description, else what its tools say, else its tags. */
+export function hintFor(server: SummaryServer): string {
   if (server.allowedTools !== undefined) return allowlistHint(server.allowedTools);
   const useWhen = (server.use_when ?? []).map(collapseWhitespace).filter((s) => s.length > 0);
   let hint = "";
   if (useWhen.length > 0) hint = useWhen.join("; ");
   else if (server.description && collapseWhitespace(server.description).length > 0) hint = server.description;
+  else if (server.tools && server.tools.length > 0) hint = toolsHint(server.tools);
   else hint = (server.tags ?? []).map(collapseWhitespace).filter((s) => s.length > 0).join(", ");
   return clipUtf8(collapseWhitespace(hint), SUMMARY_HINT_MAX_BYTES);
+}
+
+/**
+ * The servers' one-line hints as a map (sorted by name) within `maxBytes` of JSON, for answers that
+ * have nothing better to offer: `more` counts the servers left out (call list_servers for them).
+ */
+export function capabilityHints(servers: SummaryServer[], maxBytes: number): { hints: Record<string, string>; more: number } {
+  const items = [...servers]
+    .filter((s) => s.allowedTools === undefined || s.allowedTools.length > 0)
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const hints: Record<string, string> = {};
+  let used = 2;
+  let kept = 0;
+  for (const s of items) {
+    const hint = hintFor(s);
+    const bytes = utf8Bytes(JSON.stringify(s.name)) + utf8Bytes(JSON.stringify(hint)) + 2;
+    if (used + bytes > maxBytes) break;
+    hints[s.name] = hint;
+    used += bytes;
+    kept++;
+  }
+  return { hints, more: items.length - kept };
 }
 
 /**

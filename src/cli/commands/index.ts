@@ -24,6 +24,7 @@ export const COMMAND_MODULES: CommandModule[] = [
   { names: ["token"], load: async () => (await import("./token.js")).registerToken },
   { names: ["auth"], load: async () => (await import("./auth.js")).registerAuth },
   { names: ["open"], load: async () => (await import("./open.js")).registerOpen },
+  { names: ["store"], load: async () => (await import("./store.js")).registerStore },
   { names: ["approve"], load: async () => (await import("./approve.js")).registerApprove },
   { names: ["service"], load: async () => (await import("./service.js")).registerService },
 ];

@@ -1,8 +1,9 @@
 // `mcphub mcp serve` (stdio, or HTTP with --listen) and `mcphub up` (the shared HTTP daemon).
 import type { Command } from "commander";
 import { dataDir, loadConfig, parseListen, DEFAULT_LISTEN } from "../../config/index.js";
-import { LOG_FORMATS, stderrLogger, type LogFormat } from "../../util/log.js";
-import { timestamper } from "../../util/log-time.js";
+import type { Config } from "../../config/index.js";
+import type { Store } from "../../store/index.js";
+import { LOG_FORMATS, stderrLogger, timestamper, type LogFormat, type Logger } from "../../util/log.js";
 import { CliError, type CliIO } from "../context.js";
 import { harnessFiles } from "../harness-files.js";
 
@@ -30,8 +31,11 @@ export function registerServe(program: Command, io: CliIO): void {
       if (opts.listen !== undefined) {
         if (opts.metricsListen !== undefined) throw new CliError("--metrics-listen is for the stdio gateway; with --listen the daemon serves /metrics on its own address");
         const stamp = stampOf(env, logFormat);
+        const log = stderrLogger(env, "mcphub", logFormat, stamp);
+        const store = await sharedStore(loaded.config, env, log);
         const { serveHttp } = await import("../../serve/http/index.js");
-        await serveHttp({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log: stderrLogger(env, "mcphub", logFormat, stamp), logFormat, harnessFiles: harnessFiles(env), listen: listenOf(opts.listen), io: stamped(io, stamp), ...(opts.agent ? { agent: opts.agent } : {}) });
+        await serveHttp({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, logFormat, harnessFiles: harnessFiles(env), listen: listenOf(opts.listen), io: stamped(io, stamp), ...store, ...(opts.agent ? { agent: opts.agent } : {}) });
+        await store.store?.close();
         exitSoon();
         return;
       }
@@ -40,7 +44,9 @@ export function registerServe(program: Command, io: CliIO): void {
       const metricsListen = metricsAt !== undefined ? listenOf(metricsAt, "--metrics-listen") : undefined;
       // Loaded on demand: `mcphub list` and friends should not pay for the gateway's imports.
       const { serveStdio } = await import("../../serve/stdio/index.js");
-      await serveStdio({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, logFormat, harnessFiles: harnessFiles(env), ...(metricsListen ? { metricsListen } : {}), ...(opts.agent ? { agent: opts.agent } : {}) });
+      const store = await sharedStore(loaded.config, env, log);
+      await serveStdio({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, logFormat, harnessFiles: harnessFiles(env), ...(metricsListen ? { metricsListen } : {}), ...store, ...(opts.agent ? { agent: opts.agent } : {}) });
+      await store.store?.close();
       exitSoon();
     });
 
@@ -57,10 +63,22 @@ export function registerServe(program: Command, io: CliIO): void {
       const env = process.env;
       const stamp = stampOf(env, logFormat);
       const listen = listenOf(opts.listen ?? loaded.config.listen ?? DEFAULT_LISTEN);
+      const log = stderrLogger(env, "mcphub", logFormat, stamp);
+      const store = await sharedStore(loaded.config, env, log);
       const { serveHttp } = await import("../../serve/http/index.js");
-      await serveHttp({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log: stderrLogger(env, "mcphub", logFormat, stamp), logFormat, harnessFiles: harnessFiles(env), listen, io: stamped(io, stamp) });
+      await serveHttp({ config: loaded.config, configPath: loaded.path, dataDir: dataDir(env), env, log, logFormat, harnessFiles: harnessFiles(env), listen, io: stamped(io, stamp), ...store });
+      await store.store?.close();
       exitSoon();
     });
+}
+
+/** The PostgreSQL store when the config names one (connected, migrated, followed); else nothing. */
+async function sharedStore(config: Config, env: NodeJS.ProcessEnv, log: Logger): Promise<{ store?: Store }> {
+  if (config.store === undefined) return {};
+  const { openConfiguredStore } = await import("./store.js");
+  const store = await openConfiguredStore(config, env, { follow: true, log: (level, msg) => log[level](msg) });
+  log.info(`store: shared state in ${store.where}`);
+  return { store };
 }
 
 /**

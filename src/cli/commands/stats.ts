@@ -18,7 +18,7 @@ interface StatsFlags {
 export function registerStats(program: Command, io: CliIO): void {
   program
     .command("stats")
-    .description("Show proxied calls, errors, estimated tokens and latency from telemetry")
+    .description("show proxied calls, errors, estimated tokens and latency from telemetry")
     .option("--tools", "add a per-tool breakdown")
     .option("--since <duration>", "only calls in this window, e.g. 90m, 24h, 7d (default: everything retained)")
     .option("--server <name>", "only calls to this server")

@@ -3,7 +3,9 @@
 import type { Command } from "commander";
 import { TokenStore, type TokenInfo } from "../../serve/tokens.js";
 import { CliError, colors, printJson, type CliIO } from "../context.js";
+import type { Config } from "../../config/index.js";
 import { dataDirOf, example, globalsOf, load, table } from "./common.js";
+import { openConfiguredStore } from "./store.js";
 
 /** The agent must be configured: a token for a typo would authenticate into an unknown scope. */
 async function requireAgent(cmd: Command, agent: string): Promise<void> {
@@ -15,6 +17,32 @@ async function requireAgent(cmd: Command, agent: string): Promise<void> {
   );
 }
 
+/**
+ * The tokens of the configured store (PostgreSQL in team mode), run and closed. A config that
+ * cannot be read leaves the data directory's tokens, as before the store existed, so a broken
+ * config never locks an operator out of revoking a token.
+ */
+async function withTokens<T>(cmd: Command, fn: (tokens: TokenStore) => Promise<T>): Promise<T> {
+  let config: Config | undefined;
+  try {
+    config = (await load(cmd)).config;
+  } catch {
+    config = undefined;
+  }
+  if (config?.store === undefined) return fn(TokenStore.open(dataDirOf())).catch((err: unknown) => {
+    throw storeError(err);
+  });
+  // Followed: the token document is read through its copy in memory, as a daemon reads it.
+  const store = await openConfiguredStore(config, process.env, { follow: true });
+  try {
+    return await fn(TokenStore.open(store));
+  } catch (err) {
+    throw storeError(err);
+  } finally {
+    await store.close();
+  }
+}
+
 function storeError(err: unknown): CliError {
   return err instanceof CliError ? err : new CliError(err instanceof Error ? err.message : String(err));
 }
@@ -22,7 +50,7 @@ function storeError(err: unknown): CliError {
 export function registerToken(program: Command, io: CliIO): void {
   const token = program
     .command("token")
-    .description("Manage the bearer tokens agents use to reach the HTTP daemon (mcphub up)")
+    .description("manage the bearer tokens agents use to reach the HTTP daemon (mcphub up)")
     .addHelpText("after", example(["mcphub token create claude", "mcphub token list", "mcphub token revoke claude"]));
 
   token
@@ -31,11 +59,7 @@ export function registerToken(program: Command, io: CliIO): void {
     .addHelpText("after", example(["mcphub token create claude", "TOKEN=$(mcphub token create claude)   # only the token goes to stdout", "mcphub token create claude --json"]))
     .action(async (agent: string, _flags: unknown, cmd: Command) => {
       await requireAgent(cmd, agent);
-      const created = await TokenStore.open(dataDirOf())
-        .create(agent)
-        .catch((err: unknown) => {
-          throw storeError(err);
-        });
+      const created = await withTokens(cmd, (t) => t.create(agent));
       if (globalsOf(cmd).json) {
         printJson(io, { ...created.info, token: created.token });
         return;
@@ -55,11 +79,7 @@ export function registerToken(program: Command, io: CliIO): void {
     .description("List tokens (id, agent, created, last four characters; never the secret)")
     .addHelpText("after", example(["mcphub token list", "mcphub token list claude --json"]))
     .action(async (agent: string | undefined, _flags: unknown, cmd: Command) => {
-      const tokens = await TokenStore.open(dataDirOf())
-        .list(agent)
-        .catch((err: unknown) => {
-          throw storeError(err);
-        });
+      const tokens = await withTokens(cmd, (t) => t.list(agent));
       if (globalsOf(cmd).json) {
         printJson(io, tokens);
         return;
@@ -72,11 +92,7 @@ export function registerToken(program: Command, io: CliIO): void {
     .description("Revoke one token by id, or every token of an agent")
     .addHelpText("after", example(["mcphub token revoke claude", "mcphub token revoke tok_99f3c5355529"]))
     .action(async (agentOrId: string, _flags: unknown, cmd: Command) => {
-      const n = await TokenStore.open(dataDirOf())
-        .revoke(agentOrId)
-        .catch((err: unknown) => {
-          throw storeError(err);
-        });
+      const n = await withTokens(cmd, (t) => t.revoke(agentOrId));
       if (n === 0) throw new CliError(`no live token matches "${agentOrId}"; see \`mcphub token list\``);
       if (globalsOf(cmd).json) printJson(io, { revoked: n });
       else io.out(`Revoked ${n} token${n === 1 ? "" : "s"} (${agentOrId}). A running daemon refuses ${n === 1 ? "it" : "them"} from its next request.`);

@@ -2,7 +2,7 @@
 //   scope    the agent may address this tool (a name outside its scope is refused here);
 //   guard    its policy and the tool's pinned definition allow the call (src/guard);
 //   validate the arguments fit the downstream's own input schema;
-//   admit    the call may start now (detached-call limits);
+//   admit    the call may start now (detached-call limits, for detached calls and tasks);
 //   confirm  the user agreed, when the policy asks for it (through the calling session).
 // Each refusal is an outcome saying that nothing was sent, and why.
 import type { JsonObject } from "../../catalog/types.js";
@@ -40,16 +40,16 @@ export function validate(ctx: CallContext): CallOutcome | undefined {
     missing: problems.missing,
     invalid: problems.invalid,
     hint:
-      ctx.mode === "detach"
+      ctx.mode !== "wait"
         ? `Nothing was started. Call ${describe} for ${entry.namespaced}, then retry with the arguments fixed.`
         : `Nothing was sent. Call ${describe} for ${entry.namespaced} to see the input schema, then retry with the missing fields filled and the invalid ones fixed.`,
   };
   return { kind: "not_sent", reason: "invalid_arguments", document };
 }
 
-/** A detached call is refused before the user is asked when it could not start anyway. */
+/** A detached call or a task is refused before the user is asked when it could not start anyway. */
 export function admit(ctx: CallContext): CallOutcome | undefined {
-  if (ctx.mode !== "detach") return undefined;
+  if (ctx.mode === "wait") return undefined;
   const busy = ctx.ports.detached.refusal(ctx.view.owner);
   return busy !== undefined ? { kind: "busy", message: busy } : undefined;
 }

@@ -4,7 +4,7 @@
 // instead of the hub (CallPorts), and what the stages found on the way (the entry, the guard's
 // gate, timings, byte counts). A stage reads the context, may write its own findings into it,
 // and returns an outcome to stop the call or undefined to let the next stage run.
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Task } from "@modelcontextprotocol/sdk/types.js";
 import type { Catalog } from "../../catalog/catalog.js";
 import type { CatalogEntry, JsonObject } from "../../catalog/types.js";
 import type { Config } from "../../config/schema.js";
@@ -30,21 +30,34 @@ export type CallLimits = { timeoutMs: number } | { idleTimeoutMs: number; maxTot
 export interface ServerAccess {
   /** The config in force (a reload replaces it). */
   config(): Config;
-  catalog: Pick<Catalog, "listingOf" | "hasServer">;
+  catalog: Pick<Catalog, "listingOf" | "hasServer" | "index">;
   /** Starts the server when idle and waits (bounded) until it has a listing. */
   ensureListing(server: string, signal?: AbortSignal): Promise<void>;
   /** Starts the server when needed and waits (bounded) until its listing is live. */
   ensureLive(server: string, signal?: AbortSignal): Promise<void>;
   /** Waits (bounded) for in-scope servers whose tools are not known yet; true when any became ready. */
   waitForPending(view: AgentView, signal?: AbortSignal): Promise<boolean>;
+  /** The CLI command an operator runs (`mcphub [--config X] ARGS`), for the fixes errors name. */
+  command(args: readonly string[]): string;
 }
+
+/** A downstream's task for a call (its own id, which never goes upstream), at a status change. */
+export type DownstreamTaskUpdate = Pick<Task, "taskId" | "status" | "statusMessage" | "pollInterval">;
 
 /** Sends the call to its downstream on the caller's route (the pass-through and the supervisor). */
 export type Send = (
   caller: Caller | undefined,
   entry: CatalogEntry,
   args: Record<string, unknown>,
-  opts: { limits: CallLimits; signal?: AbortSignal | undefined; onProgress?: Progress | undefined },
+  opts: {
+    limits: CallLimits;
+    signal?: AbortSignal | undefined;
+    onProgress?: Progress | undefined;
+    /** Ask the downstream to run it as a task when the tool allows one (a "required" tool always is). */
+    task?: { ttl?: number } | undefined;
+    /** The downstream's task, as created and at each status change. */
+    onTask?: ((task: DownstreamTaskUpdate) => void) | undefined;
+  },
 ) => Promise<CallToolResult>;
 
 /** Where results over the response budget are stored (the vault), when it could be opened. */
@@ -58,8 +71,18 @@ export interface ResultsAccess {
 export interface DetachedCalls {
   /** Why one more detached call of `owner` may not start now; undefined when it may. */
   refusal(owner: string): string | undefined;
-  /** Starts the located, checked and confirmed call: the accepted document, or why it may not start now. */
-  start(ctx: CallContext): Promise<{ accepted: JsonObject } | { busy: string }>;
+  /**
+   * Starts the located, checked and confirmed call in the background: the accepted document and
+   * the task that stands for it (`detach` and `task` mode), or why it may not start now.
+   */
+  start(ctx: CallContext): Promise<{ accepted: JsonObject; task: Task } | { busy: string }>;
+  /**
+   * A call that must run as a task downstream, made by a caller that waits (`wait` mode): run in
+   * the background, waited for up to `waitMs` (reset by each status change unless `hard`). The
+   * result when it finished in time, else the accepted document (the call keeps running and is
+   * polled like a detached one); `busy` when no more background calls may start.
+   */
+  runAndWait(ctx: CallContext, waitMs: number, hard: boolean): Promise<{ outcome: CallOutcome } | { accepted: JsonObject } | { busy: string }>;
 }
 
 /** Everything the stages need from the gateway, and nothing more: built once per hub. */
@@ -81,8 +104,10 @@ export interface CallPorts {
 export type CallOutcome =
   /** The downstream answered: its result as is, or the receipt of the stored result. */
   | { kind: "result"; result: CallToolResult }
-  /** A detached call was started. */
+  /** A detached call was started (or a waiting call outlived its wait and goes on in the background). */
   | { kind: "accepted"; document: JsonObject }
+  /** A task-augmented call was started: the task stands for it (tasks/get, tasks/result, poll_result). */
+  | { kind: "task"; task: Task; document: JsonObject }
   /** No such tool, server or listing: a document the model can act on. */
   | { kind: "not_found"; document: JsonObject }
   /** The name cannot be resolved as given (malformed, or refused as a conflicting bare name). */
@@ -104,14 +129,29 @@ export interface CallRequest {
   target: CallTarget;
   args: Record<string, unknown>;
   via: Via;
-  /** `wait` answers with the result; `detach` starts the call in the background. */
-  mode: "wait" | "detach";
+  /**
+   * `wait` answers with the result; `detach` starts the call in the background and answers with
+   * its callId; `task` does the same for a task-augmented tools/call, answered with the task.
+   */
+  mode: "wait" | "detach" | "task";
+  /** `task` mode: the ttl the client asked for (mcphub may grant less). */
+  taskTtl?: number | undefined;
+  /** Set by the registry on the calls it runs in the background (detached.ts). */
+  background?: BackgroundRun | undefined;
   /** The upstream session the call is made for: server→client requests it causes go there. */
   caller?: Caller | undefined;
   signal?: AbortSignal | undefined;
   onProgress?: Progress | undefined;
   /** Requested per-call timeout; capped by call_timeout. */
   timeoutMs?: number | undefined;
+}
+
+/** How the registry runs a call in the background: its downstream task, if it runs as one. */
+export interface BackgroundRun {
+  /** Ask the downstream for a task when the tool allows one (it is a detached call or a task). */
+  task?: { ttl?: number } | undefined;
+  /** The downstream's task at each status change (mirrored onto the registry's record). */
+  onTask(task: DownstreamTaskUpdate): void;
 }
 
 export interface CallContext extends CallRequest {
@@ -136,6 +176,8 @@ export interface CallContext extends CallRequest {
   waitMs: number;
   /** limit: the call's place among the calls in flight, given back by the record stage. */
   lease?: Lease | undefined;
+  /** dispatch: the call ran in the background registry, which records it itself. */
+  backgrounded?: true | undefined;
 }
 
 /** A stage: reads (and may add to) the context; an outcome stops the call. */

@@ -1,8 +1,11 @@
 // The dispatch stage: the call goes out. A waiting call is sent to its downstream on the caller's
 // route (the pass-through picks the connection, the supervisor sends it) under the call's limits;
-// a detached call is handed to the detached-call registry, which answers at once with a callId
-// and runs the rest of the pipeline (dispatch, finalize, record) in the background. Transport
-// failures become a `failed` outcome: the request is never replayed.
+// a detached call or a task is handed to the detached-call registry, which answers at once with a
+// callId (a task) and runs the rest of the pipeline (dispatch, finalize, record) in the
+// background. A waiting call of a tool that must run as a task downstream runs in the registry
+// too, and is waited for: within the call's wait it answers as any call does, past it with the
+// accepted document, the call going on in the background (never cancelled because the caller
+// could not wait). Transport failures become a `failed` outcome: the request is never replayed.
 import { NeedsAuthError, NotConnectedError, OutcomeUnknownError } from "../../downstream/types.js";
 import type { Config } from "../../config/schema.js";
 import { errorText } from "../../util/errors.js";
@@ -10,12 +13,24 @@ import { entryOf, type CallContext, type CallLimits, type CallOutcome } from "./
 
 export async function dispatch(ctx: CallContext): Promise<CallOutcome | undefined> {
   const entry = entryOf(ctx);
-  if (ctx.mode === "detach") {
+  if (ctx.mode !== "wait") {
     try {
       const started = await ctx.ports.detached.start(ctx);
-      return "busy" in started ? { kind: "busy", message: started.busy } : { kind: "accepted", document: started.accepted };
+      if ("busy" in started) return { kind: "busy", message: started.busy };
+      return ctx.mode === "task" ? { kind: "task", task: started.task, document: started.accepted } : { kind: "accepted", document: started.accepted };
     } catch (err) {
       return { kind: "failed", error: err };
+    }
+  }
+  if (!ctx.background && mustRunAsTask(entry.definition.execution?.taskSupport)) {
+    const config = ctx.ports.servers.config();
+    const hard = ctx.timeoutMs !== undefined && ctx.timeoutMs > 0;
+    const waitMs = hard ? effectiveTimeout(config, ctx.timeoutMs) : Math.min(config.call_idle_timeout, config.call_timeout);
+    const ran = await ctx.ports.detached.runAndWait(ctx, waitMs, hard);
+    // No room in the registry: the call is simply waited for here, as any other.
+    if (!("busy" in ran)) {
+      ctx.backgrounded = true;
+      return "outcome" in ran ? ran.outcome : { kind: "accepted", document: ran.accepted };
     }
   }
   const started = performance.now();
@@ -24,6 +39,7 @@ export async function dispatch(ctx: CallContext): Promise<CallOutcome | undefine
       limits: callLimits(ctx.ports.servers.config(), ctx.timeoutMs),
       signal: ctx.signal,
       onProgress: ctx.onProgress,
+      ...(ctx.background ? { task: ctx.background.task, onTask: (t) => ctx.background?.onTask(t) } : {}),
     });
     ctx.durationMs = performance.now() - started;
     ctx.result = result;
@@ -32,6 +48,11 @@ export async function dispatch(ctx: CallContext): Promise<CallOutcome | undefine
     ctx.durationMs = performance.now() - started;
     return { kind: "failed", error: err };
   }
+}
+
+/** Whether the downstream must run the tool as a task (it says so; a plain call would be refused). */
+export function mustRunAsTask(taskSupport: unknown): boolean {
+  return taskSupport === "required";
 }
 
 /** A requested timeout, capped by call_timeout (the cap itself when none was asked for). */

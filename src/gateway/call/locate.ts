@@ -5,8 +5,12 @@
 // if idle and waited for (bounded), so a call made right after startup works instead of failing
 // with "not found"; a server known only from its cache is started first, so the call is checked
 // against the tools it has now. A server outside the agent's scope is never started: locate
-// reports it and the scope stage refuses it. describe_tool uses the same lookup (`locateTool`).
+// reports it and the scope stage refuses it. describe_tool uses the same lookup (`locateTool`),
+// so both take the same forms: `server__tool`, server + tool, a `namespace: false` server's own
+// name, and a bare tool name that exactly one in-scope tool carries. A name that matches nothing
+// is a bad reference with a did-you-mean (the closest names, else the tools its words describe).
 import { splitNamespaced } from "../../catalog/names.js";
+import { closest } from "../../config/errors.js";
 import type { CatalogEntry, JsonObject } from "../../catalog/types.js";
 import { errorText } from "../../util/errors.js";
 import { advertisedName } from "../management.js";
@@ -81,6 +85,7 @@ async function locatePublished(servers: ServerAccess, view: AgentView, name: str
   if (!splitNamespaced(name)) return { bad: `unknown tool "${name}"; downstream tools are named server__tool (try ${search})` };
   const found = await locateTool(servers, view, undefined, name, { live: true, signal, clock });
   if ("doc" in found) return { bad: `unknown tool "${name}" (${String(found.doc.error)}); try ${search}` };
+  if ("bad" in found && !("conflict" in found)) return { bad: `unknown tool "${name}": ${found.bad}` };
   return found;
 }
 
@@ -112,7 +117,9 @@ export async function locateTool(
     const conflict = mounts.conflicts.get(tool);
     if (conflict) return { bad: conflict.message };
   }
-  const ref = server ? (splitNamespaced(tool, server) ?? { server, tool }) : splitNamespaced(tool);
+  const bare = server === undefined && !splitNamespaced(tool) && tool !== "" ? bareName(servers, view, tool) : undefined;
+  if (bare && "bad" in bare) return bare;
+  const ref = bare ?? (server ? (splitNamespaced(tool, server) ?? { server, tool }) : splitNamespaced(tool));
   if (!ref || ref.tool === "") {
     return { bad: `need a server and a tool: send {tool: "server__tool"} or {server: "name", tool: "tool"} (got tool "${clip(tool)}")` };
   }
@@ -120,18 +127,15 @@ export async function locateTool(
   const outside = { outside: `tool ${ref.server}__${ref.tool} is out of scope for this agent` };
   if (!view.scope.allowsServer(ref.server) && config.servers[ref.server] !== undefined) return outside;
   const cfg = config.servers[ref.server];
-  if (!cfg) {
-    const known = Object.keys(config.servers).filter((s) => view.scope.allowsServer(s)).sort();
-    return { doc: { error: "unknown server", server: ref.server, known_servers: known, hint: `Call ${advertisedName("list_servers", view.naming)} to see the servers.` } };
-  }
+  if (!cfg) return { bad: unknownName(servers, view, `${ref.server}__${ref.tool}`, `unknown server "${clip(ref.server)}"`) };
   if (!catalog.hasServer(ref.server)) {
     if (!cfg.enabled) {
-      return { doc: { error: "server disabled", server: ref.server, hint: `Server "${ref.server}" is disabled in the gateway config.` } };
+      return { doc: { error: "server disabled", server: ref.server, hint: `Server "${ref.server}" is disabled in the gateway config; \`${servers.command(["enable", ref.server])}\` enables it.` } };
     }
     try {
       await waited(opts.clock, servers.ensureListing(ref.server, signal));
     } catch (err) {
-      return { doc: unavailable(ref.server, err) };
+      return { doc: unavailable(servers, ref.server, err) };
     }
   }
   let found = view.lookup(ref.server, ref.tool);
@@ -142,26 +146,54 @@ export async function locateTool(
     try {
       await waited(opts.clock, servers.ensureLive(ref.server, signal));
     } catch (err) {
-      if (opts.live) return { doc: unavailable(ref.server, err) };
+      if (opts.live) return { doc: unavailable(servers, ref.server, err) };
     }
     found = view.lookup(ref.server, ref.tool);
     if (found.outOfScope) return outside;
   }
-  if (!found.entry) {
-    return {
-      doc: {
-        error: "tool not found",
-        server: ref.server,
-        tool: ref.tool,
-        hint: `Call ${advertisedName("search_tools", view.naming)} or ${advertisedName("resolve_tool", view.naming)} to find the right name.`,
-      },
-    };
-  }
+  if (!found.entry) return { bad: unknownName(servers, view, `${ref.server}__${ref.tool}`, `server ${ref.server} has no tool "${clip(ref.tool)}"`) };
   return { entry: found.entry };
 }
 
-function unavailable(server: string, err: unknown): JsonObject {
-  return { error: "server unavailable", server, reason: errorText(err) };
+/**
+ * A name without a server: the in-scope tool whose public name or downstream name it is, when
+ * exactly one carries it; several, or none, is a bad reference that says so.
+ */
+function bareName(servers: ServerAccess, view: AgentView, name: string): { server: string; tool: string } | { bad: string } {
+  const lower = name.toLowerCase();
+  const entries = view.entries();
+  let hits = entries.filter((e) => e.tool === name || e.wire === name);
+  if (hits.length === 0) hits = entries.filter((e) => e.tool.toLowerCase() === lower || e.wire.toLowerCase() === lower);
+  const only = hits.length === 1 ? hits[0] : undefined;
+  if (only) return { server: only.server, tool: only.tool };
+  if (hits.length > 1) return { bad: `several servers have a tool "${clip(name)}": ${hits.slice(0, 8).map((e) => e.namespaced).join(", ")}; send the namespaced name` };
+  return { bad: unknownName(servers, view, name, `no tool "${clip(name)}" in this gateway`) };
+}
+
+/** What was not found, the closest names (by spelling, else by what the name's words describe), and how to find the right one. */
+function unknownName(servers: ServerAccess, view: AgentView, name: string, what: string): string {
+  const entries = view.entries();
+  const guesses = new Set<string>();
+  const byNamespaced = closest(
+    name,
+    entries.map((e) => e.namespaced),
+  );
+  if (byNamespaced) guesses.add(byNamespaced);
+  const fragment = name.includes("__") ? name.slice(name.indexOf("__") + 2) : name;
+  const byTool = closest(
+    fragment,
+    entries.map((e) => e.tool),
+  );
+  if (byTool) for (const e of entries) if (e.tool === byTool) guesses.add(e.namespaced);
+  if (guesses.size === 0) {
+    for (const m of servers.catalog.index.search(fragment.replace(/[_\-.]+/g, " "), { maxHits: 3, filter: (e) => view.allows(e) })) guesses.add(m.entry.namespaced);
+  }
+  const list = [...guesses].slice(0, 3);
+  return `${what}${list.length ? `; did you mean ${list.join(" or ")}?` : ""} (${advertisedName("search_tools", view.naming)} finds tools by what they do)`;
+}
+
+function unavailable(servers: ServerAccess, server: string, err: unknown): JsonObject {
+  return { error: "server unavailable", server, reason: errorText(err), hint: `run \`${servers.command(["doctor", "--server", server])}\`` };
 }
 
 function clip(s: string): string {

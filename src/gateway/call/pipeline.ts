@@ -59,6 +59,8 @@ export function callContext(req: CallRequest): CallContext {
     signal: req.signal,
     onProgress: req.onProgress,
     timeoutMs: req.timeoutMs,
+    taskTtl: req.taskTtl,
+    background: req.background,
     found: undefined,
     outside: undefined,
     entry: undefined,
@@ -71,6 +73,7 @@ export function callContext(req: CallRequest): CallContext {
     started: performance.now(),
     waitMs: 0,
     lease: undefined,
+    backgrounded: undefined,
   };
 }
 

@@ -2,8 +2,9 @@
 // place among the calls in flight (limit stage), writes one telemetry record for every call that
 // reached the guard, whatever its outcome (refused, invalid, limited, failed, answered), counts
 // the call in the metrics, and marks the outcome on the request's span. A call that named no
-// tool in scope is counted without a server or tool and leaves no record; a detached call that
-// was only accepted leaves neither (its background run records it when it ends). Recording is
+// tool in scope is counted without a server or tool and leaves no record; a detached call or task
+// that was only accepted, or a call the background registry runs, leaves neither (its background
+// run records it when it ends). Recording is
 // best effort: it never fails a call.
 import type { CallRecord } from "../../telemetry/index.js";
 import { annotateSpan, tracingEnabled } from "../../telemetry/index.js";
@@ -17,7 +18,8 @@ export function record(ctx: CallContext, outcome: CallOutcome): void {
     ctx.lease = undefined;
     lease.release();
   }
-  if (outcome.kind === "accepted") return;
+  // A call run by the background registry is counted and recorded by its background run.
+  if (outcome.kind === "accepted" || ctx.backgrounded) return;
   const cls = outcomeClass(ctx, outcome);
   const entry = ctx.entry;
   const { metrics } = ctx.ports;
@@ -73,8 +75,8 @@ function recordOf(ctx: CallContext, outcome: CallOutcome, cls: string | undefine
     case "limited":
       break;
     case "failed":
-      // A detached call whose start failed never ran: there is no call to record.
-      if (ctx.mode === "detach") return undefined;
+      // A detached call or task whose start failed never ran: there is no call to record.
+      if (ctx.mode !== "wait") return undefined;
       break;
     default:
       return undefined;

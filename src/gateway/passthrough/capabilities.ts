@@ -5,15 +5,20 @@
 import type { ClientCapabilities, ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
 
 // Declared to every downstream; it lives with the downstream client so `doctor --probe` declares the same.
-export { DOWNSTREAM_CLIENT_CAPABILITIES } from "../../downstream/capabilities.js";
+export { DOWNSTREAM_CLIENT_CAPABILITIES } from "../../downstream/types.js";
 
-/** Declared to every upstream session, whatever its downstreams offer (answers degrade per server). */
+/**
+ * Declared to every upstream session, whatever its downstreams offer (answers degrade per server).
+ * Tasks: any tool may be called as a task (mcphub runs it, or maps it to the downstream's own
+ * task); tasks are bound to the agent, so tasks/list shows only its own.
+ */
 export const UPSTREAM_SERVER_CAPABILITIES: ServerCapabilities = {
   tools: { listChanged: true },
   resources: { subscribe: true, listChanged: true },
   prompts: { listChanged: true },
   logging: {},
   completions: {},
+  tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
 };
 
 export const FORWARDED_METHODS = ["sampling/createMessage", "elicitation/create", "roots/list"] as const;
@@ -21,6 +26,14 @@ export type ForwardedMethod = (typeof FORWARDED_METHODS)[number];
 
 export function isForwardedMethod(method: string): method is ForwardedMethod {
   return (FORWARDED_METHODS as readonly string[]).includes(method);
+}
+
+/** Whether the upstream client takes this request task-augmented (it declared tasks.requests for it). */
+export function takesTask(method: ForwardedMethod, caps: ClientCapabilities | undefined): boolean {
+  const requests = caps?.tasks?.requests;
+  if (method === "sampling/createMessage") return requests?.sampling?.createMessage !== undefined;
+  if (method === "elicitation/create") return requests?.elicitation?.create !== undefined;
+  return false;
 }
 
 /**

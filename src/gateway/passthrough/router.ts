@@ -12,15 +12,30 @@
 // a shared connection is owned by the one session that has requests in flight on it, and a
 // request that arrives while none or several do is refused with an error saying so. roots/list
 // is never answered for a shared daemon connection (the server keeps roots as state for every
-// later call), unless the server's roots are pinned in config.
-import { ErrorCode, McpError, ResultSchema, type CompleteRequest, type CompleteResult, type LoggingLevel, type RequestId, type ServerRequest } from "@modelcontextprotocol/sdk/types.js";
+// later call), unless the server's roots are pinned in config. A request that names the task it
+// belongs to (the related-task `_meta` of a downstream's task-augmented tool call) goes to the
+// call that created that task, even on a shared connection with other sessions' calls in flight.
+// A downstream's task-augmented sampling or elicitation is run with mcphub as its receiver
+// (client-tasks.ts).
+import {
+  ErrorCode,
+  McpError,
+  RELATED_TASK_META_KEY,
+  ResultSchema,
+  type CompleteRequest,
+  type CompleteResult,
+  type LoggingLevel,
+  type RequestId,
+  type ServerRequest,
+} from "@modelcontextprotocol/sdk/types.js";
 import { isPerSession, type Config } from "../../config/schema.js";
 import type { Supervisor } from "../../downstream/supervisor.js";
 import type { CallOptions, ClientHooks, ConnectionOrigin, PeerMessage } from "../../downstream/types.js";
 import { errorText } from "../../util/errors.js";
 import type { Logger } from "../../util/log.js";
 import { toWire, WireError } from "./errors.js";
-import { DOWNSTREAM_CLIENT_CAPABILITIES, isForwardedMethod, missingCapability, type ForwardedMethod } from "./capabilities.js";
+import { DOWNSTREAM_CLIENT_CAPABILITIES, isForwardedMethod, missingCapability, takesTask, type ForwardedMethod } from "./capabilities.js";
+import { ClientTasks, isClientTaskMethod, type StatusUpdate } from "./client-tasks.js";
 import { connKey, ownedBy } from "./keys.js";
 import { LogLevels } from "./levels.js";
 import { LOG_LEVELS, type UpstreamPeer } from "./peer.js";
@@ -32,6 +47,16 @@ export interface Caller {
   peer: UpstreamPeer;
   /** The upstream request (tools/call, prompts/get, ...) in flight, so related messages ride its stream. */
   requestId?: RequestId;
+  /** The upstream task the call runs for: requests it causes are queued for that task's tasks/result. */
+  task?: UpstreamTaskLink;
+}
+
+/** A call that runs for an upstream MCP task (the session's client created it). */
+export interface UpstreamTaskLink {
+  /** The task id the client knows (mcphub's own). */
+  taskId: string;
+  /** A request for the client's input is out (true) or answered (false): the task is input_required meanwhile. */
+  waiting(on: boolean): void;
 }
 
 export interface PassthroughDeps {
@@ -53,14 +78,17 @@ export interface PassthroughStats {
   forwarded_total: number;
   refused_total: number;
   logs_dropped_total: number;
+  /** Tasks downstreams asked mcphub to run (task-augmented sampling, elicitation) still kept. */
+  client_tasks: number;
 }
 
 interface InFlight {
   peer: UpstreamPeer;
   requestId?: RequestId;
+  task?: UpstreamTaskLink;
 }
 
-type Target = { peer: UpstreamPeer; related?: RequestId };
+type Target = { peer: UpstreamPeer; related?: RequestId; task?: UpstreamTaskLink };
 
 const MAX_URL_ELICITATIONS = 1024;
 
@@ -79,6 +107,9 @@ export class Passthrough {
   private readonly counters = { forwarded: 0, refused: 0, logsDropped: 0 };
   /** URL-mode elicitations forwarded: connection key + elicitationId → the session asked. */
   private readonly urlElicitations = new Map<string, UpstreamPeer>();
+  /** connection key → the downstream's task id → the request in flight that created the task. */
+  private readonly tasks = new Map<string, Map<string, InFlight>>();
+  private readonly clientTasks: ClientTasks;
   /** Set when the gateway shuts down: clean-up requests to dying downstreams are not worth a warning. */
   private closing = false;
   /** Waiting for a first session to attach (a stdio gateway's sandboxed server wants its roots). */
@@ -88,6 +119,7 @@ export class Passthrough {
     const shared = { supervisor: deps.supervisor, timeoutMs: deps.config.connect_timeout, warn: (m: string) => this.warn(m) };
     this.subscriptions = new Subscriptions({ ...shared, sessionAlive: (id) => this.peers.has(id) });
     this.levels = new LogLevels({ ...shared, sessionsOf: (server, connection) => this.sessionsOf(server, connection) });
+    this.clientTasks = new ClientTasks(() => this.config.call_timeout);
     this.hooks = {
       capabilities: DOWNSTREAM_CLIENT_CAPABILITIES,
       request: (origin, req, signal) => this.onRequest(origin, req, signal),
@@ -124,6 +156,7 @@ export class Passthrough {
     this.forwarded.delete(peer);
     for (const ctl of pending ?? []) ctl.abort(new WireError(ErrorCode.ConnectionClosed, "the upstream session ended before it answered"));
     this.subscriptions.releaseSession(peer.id);
+    this.clientTasks.releasePeer(peer);
     for (const [key, owner] of this.urlElicitations) if (owner === peer) this.urlElicitations.delete(key);
     for (const server of Object.keys(this.config.servers)) void this.levels.apply(server);
     this.closeDrained(peer);
@@ -152,6 +185,7 @@ export class Passthrough {
       forwarded_total: this.counters.forwarded,
       refused_total: this.counters.refused,
       logs_dropped_total: this.counters.logsDropped,
+      client_tasks: this.clientTasks.size,
     };
   }
 
@@ -167,25 +201,40 @@ export class Passthrough {
   /**
    * Runs one downstream request for a caller: picks its connection, waits for a roots answer
    * that connection is still waiting for (a call must not overtake it), and records the request
-   * as in flight so server→client traffic it causes can be attributed.
+   * as in flight so server→client traffic it causes can be attributed. When the downstream runs
+   * the request as a task (`onTask`), requests naming that task are attributed to it.
    */
-  async run<T>(caller: Caller | undefined, server: string, fn: (opts: Pick<CallOptions, "connection">) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  async run<T>(caller: Caller | undefined, server: string, fn: (opts: Pick<CallOptions, "connection" | "onTask">) => Promise<T>, signal?: AbortSignal): Promise<T> {
     const connection = caller ? this.connectionFor(caller.peer, server) : undefined;
     const key = connKey(server, connection);
     await this.roots.settled(key, this.config.connect_timeout, signal);
     if (!caller) return fn({});
     if (connection !== undefined) this.dedicated.add(connection);
-    const rec: InFlight = { peer: caller.peer, ...(caller.requestId !== undefined ? { requestId: caller.requestId } : {}) };
+    const rec: InFlight = { peer: caller.peer, ...(caller.requestId !== undefined ? { requestId: caller.requestId } : {}), ...(caller.task ? { task: caller.task } : {}) };
     const list = this.inflight.get(key) ?? [];
     list.push(rec);
     this.inflight.set(key, list);
+    const bound = new Set<string>();
+    const onTask = (task: { taskId: string }) => {
+      if (bound.has(task.taskId)) return;
+      bound.add(task.taskId);
+      let mine = this.tasks.get(key);
+      if (!mine) {
+        mine = new Map();
+        this.tasks.set(key, mine);
+      }
+      mine.set(task.taskId, rec);
+    };
     try {
-      return await fn(connection !== undefined ? { connection } : {});
+      return await fn(connection !== undefined ? { connection, onTask } : { onTask });
     } finally {
       const now = this.inflight.get(key);
       const i = now?.indexOf(rec) ?? -1;
       if (now && i >= 0) now.splice(i, 1);
       if (now?.length === 0) this.inflight.delete(key);
+      const mine = this.tasks.get(key);
+      for (const id of bound) if (mine?.get(id) === rec) mine.delete(id);
+      if (mine?.size === 0) this.tasks.delete(key);
       if (caller.peer.closed) this.closeDrained(caller.peer);
     }
   }
@@ -294,32 +343,59 @@ export class Passthrough {
   // ---- server→client traffic ------------------------------------------------------------------
 
   private async onRequest(origin: ConnectionOrigin, req: PeerMessage, signal: AbortSignal): Promise<Record<string, unknown>> {
+    const key = connKey(origin.server, origin.connection);
+    if (isClientTaskMethod(req.method)) return this.clientTasks.handle(key, req.method, req.params, signal);
     if (!isForwardedMethod(req.method)) throw new WireError(ErrorCode.MethodNotFound, `mcphub does not forward ${req.method}`);
     const method = req.method;
     const pinned = this.config.servers[origin.server]?.roots;
     if (method === "roots/list" && pinned !== undefined) return { roots: pinned.map(rootOf) };
     let target: Target;
     try {
-      target = this.ownerOf(origin, method);
+      target = this.ownerOf(origin, method, relatedTaskOf(req.params));
     } catch (err) {
       this.counters.refused++;
       throw err;
     }
-    const key = connKey(origin.server, origin.connection);
-    const elicitationId = method === "elicitation/create" && req.params?.mode === "url" ? req.params.elicitationId : undefined;
+    // The downstream's task id stays here: the session never sees it.
+    const params = withoutRelatedTask(req.params);
+    const elicitationId = method === "elicitation/create" && params?.mode === "url" ? params.elicitationId : undefined;
     if (typeof elicitationId === "string") this.rememberUrlElicitation(`${key}\u0001${elicitationId}`, target.peer);
-    const answer = this.forward(target, method, req.params, signal);
+    const task = method !== "roots/list" ? params?.task : undefined;
+    if (task !== undefined && params) return this.runAsClientTask(key, target, method, params, task);
+    const answer = this.forward(target, method, params, signal);
     if (method === "roots/list") this.roots.track(key, answer);
     return answer;
   }
 
+  /**
+   * A task-augmented sampling or elicitation: mcphub answers with a task of its own and forwards
+   * the request to the session, as a task when that client takes one for the method. A client
+   * that cannot answer it at all is refused now, not by a task that fails later.
+   */
+  private runAsClientTask(key: string, target: Target, method: ForwardedMethod, params: Record<string, unknown>, task: unknown): Record<string, unknown> {
+    const { task: _task, ...plain } = params;
+    const missing = target.peer.capabilities ? missingCapability(method, plain, target.peer.capabilities) : undefined;
+    if (missing !== undefined) {
+      this.counters.refused++;
+      const who = target.peer.agent !== undefined ? `the upstream client (agent "${target.peer.agent}")` : "the upstream client";
+      throw new WireError(ErrorCode.MethodNotFound, `${method}: ${who} did not declare ${missing}, so mcphub cannot forward this request`);
+    }
+    const ttl = typeof task === "object" && task !== null && typeof (task as { ttl?: unknown }).ttl === "number" ? (task as { ttl: number }).ttl : undefined;
+    const created = this.clientTasks.create(key, target.peer, ttl, (signal, status) => this.forward(target, method, plain, signal, { ...(ttl !== undefined ? { ttl } : {}), status }));
+    return { task: created };
+  }
+
   /** The session a server→client request belongs to; an McpError says why there is none. */
-  private ownerOf(origin: ConnectionOrigin, method: ForwardedMethod): Target {
+  private ownerOf(origin: ConnectionOrigin, method: ForwardedMethod, relatedTask?: string): Target {
     const { server } = origin;
     const what = `${method} from server "${server}"`;
     const list = this.inflight.get(connKey(server, origin.connection)) ?? [];
+    const byTask = relatedTask !== undefined ? this.tasks.get(connKey(server, origin.connection))?.get(relatedTask) : undefined;
     let target: Target;
-    if (origin.connection !== undefined) {
+    if (byTask) {
+      // The request names the task of a call in flight: it belongs to that call's session.
+      target = targetOf(byTask);
+    } else if (origin.connection !== undefined) {
       const peer = this.peers.get(origin.connection);
       if (!peer) throw new WireError(ErrorCode.InvalidRequest, `${what}: the upstream session this connection was opened for has ended`);
       target = withRelated(peer, list);
@@ -363,7 +439,18 @@ export class Passthrough {
     return target;
   }
 
-  private async forward(target: Target, method: ForwardedMethod, params: Record<string, unknown> | undefined, signal: AbortSignal): Promise<Record<string, unknown>> {
+  /**
+   * Sends one request to the session and returns its answer. `asTask`: the downstream asked for
+   * a task (mcphub is its receiver); when this client takes the method as a task too, it is sent
+   * as one and followed to its result, each status reported.
+   */
+  private async forward(
+    target: Target,
+    method: ForwardedMethod,
+    params: Record<string, unknown> | undefined,
+    signal: AbortSignal,
+    asTask?: { ttl?: number; status: (s: StatusUpdate) => void },
+  ): Promise<Record<string, unknown>> {
     const { peer } = target;
     if (!(await peer.whenInitialized(this.config.connect_timeout, signal))) {
       this.counters.refused++;
@@ -388,22 +475,58 @@ export class Passthrough {
     }
     mine.add(ctl);
     this.counters.forwarded++;
+    // A request for an upstream task is queued for that task's tasks/result (the spec's
+    // input_required flow); the task says input_required until it is answered.
+    const task = target.task;
+    task?.waiting(true);
     try {
       const request = { method, ...(params ? { params } : {}) } as ServerRequest;
-      return await peer.server.request(request, ResultSchema, {
+      const options = {
         signal: ctl.signal,
         timeout: this.config.call_timeout,
         ...(target.related !== undefined ? { relatedRequestId: target.related } : {}),
-      });
+        ...(task ? { relatedTask: { taskId: task.taskId } } : {}),
+      };
+      if (asTask && takesTask(method, peer.capabilities)) return await this.followClientTask(peer, request, options, asTask);
+      try {
+        return await peer.server.request(request, ResultSchema, options);
+      } catch (err) {
+        // The request it belonged to was answered meanwhile (a caller that stopped waiting):
+        // the session's own stream carries it instead.
+        if (target.related === undefined || !streamGone(err) || ctl.signal.aborted) throw err;
+        const { relatedRequestId: _gone, ...rest } = options;
+        return await peer.server.request(request, ResultSchema, rest);
+      }
     } catch (err) {
       if (peer.closed) throw new WireError(ErrorCode.ConnectionClosed, `${method}: the upstream session ended before it answered`);
       if (err instanceof McpError || err instanceof WireError) throw toWire(err);
       throw new WireError(ErrorCode.InternalError, `${method}: ${errorText(err)}`);
     } finally {
+      task?.waiting(false);
       signal.removeEventListener("abort", onAbort);
       mine.delete(ctl);
       if (mine.size === 0 && this.forwarded.get(peer) === mine) this.forwarded.delete(peer);
     }
+  }
+
+  /** The request sent to the session as a task of its own, followed with the SDK's requestStream. */
+  private async followClientTask(
+    peer: UpstreamPeer,
+    request: ServerRequest,
+    options: { signal: AbortSignal; timeout: number; relatedRequestId?: RequestId; relatedTask?: { taskId: string } },
+    asTask: { ttl?: number; status: (s: StatusUpdate) => void },
+  ): Promise<Record<string, unknown>> {
+    const stream = peer.server.experimental.tasks.requestStream(request, ResultSchema, { ...options, task: asTask.ttl !== undefined ? { ttl: asTask.ttl } : {} });
+    for await (const m of stream) {
+      if (m.type === "taskCreated" || m.type === "taskStatus") {
+        asTask.status({ status: m.task.status, ...(m.task.statusMessage !== undefined ? { statusMessage: m.task.statusMessage } : {}) });
+      } else if (m.type === "result") {
+        return withoutRelatedTask(m.result) ?? {};
+      } else {
+        throw m.error;
+      }
+    }
+    throw new WireError(ErrorCode.InternalError, `${request.method}: the client's task ended without a result`);
   }
 
   private onNotification(origin: ConnectionOrigin, n: PeerMessage): void {
@@ -436,8 +559,12 @@ export class Passthrough {
     const level = LOG_LEVELS.includes(params.level as LoggingLevel) ? (params.level as LoggingLevel) : "info";
     const logger = typeof params.logger === "string" && params.logger !== "" ? `${server}/${params.logger}` : server;
     const list = this.inflight.get(connKey(server, origin.connection)) ?? [];
+    const relatedTask = relatedTaskOf(params);
+    const byTask = relatedTask !== undefined ? this.tasks.get(connKey(server, origin.connection))?.get(relatedTask) : undefined;
     let targets: Target[];
-    if (origin.connection !== undefined) {
+    if (byTask) {
+      targets = [targetOf(byTask)];
+    } else if (origin.connection !== undefined) {
       const peer = this.peers.get(origin.connection);
       targets = peer ? [withRelated(peer, list)] : [];
     } else if (this.deps.singleSession) {
@@ -457,7 +584,7 @@ export class Passthrough {
     }
     for (const t of targets) {
       if (t.peer.closed || !t.peer.wantsLog(level) || !t.peer.view.scope.allowsServer(server)) continue;
-      notify(t, { method: "notifications/message", params: { ...params, level, logger } });
+      notify(t, { method: "notifications/message", params: { ...withoutRelatedTask(params), level, logger } });
     }
   }
 
@@ -498,13 +625,44 @@ export class Passthrough {
   }
 }
 
-/** The peer, with the newest request of its in flight on the connection (messages ride its stream). */
+/** The task a request says it belongs to (its related-task `_meta`), if any. */
+function relatedTaskOf(params: Record<string, unknown> | undefined): string | undefined {
+  const meta = params?._meta;
+  if (typeof meta !== "object" || meta === null) return undefined;
+  const related = (meta as Record<string, unknown>)[RELATED_TASK_META_KEY];
+  if (typeof related !== "object" || related === null) return undefined;
+  const id = (related as { taskId?: unknown }).taskId;
+  return typeof id === "string" ? id : undefined;
+}
+
+/** The params without their related-task `_meta` (a downstream's task id, which stays in mcphub). */
+function withoutRelatedTask<P extends Record<string, unknown>>(params: P | undefined): P | undefined {
+  const meta = params?._meta;
+  if (!params || typeof meta !== "object" || meta === null || !(RELATED_TASK_META_KEY in meta)) return params;
+  const { [RELATED_TASK_META_KEY]: _dropped, ...rest } = meta as Record<string, unknown>;
+  const { _meta: _old, ...body } = params;
+  return (Object.keys(rest).length > 0 ? { ...body, _meta: rest } : body) as P;
+}
+
+/**
+ * The peer, with its newest call in flight on the connection that names a place for related
+ * messages: the upstream request (messages ride its stream) or the upstream task (queued for it).
+ */
 function withRelated(peer: UpstreamPeer, list: readonly InFlight[]): Target {
   for (let i = list.length - 1; i >= 0; i--) {
     const r = list[i];
-    if (r && r.peer === peer && r.requestId !== undefined) return { peer, related: r.requestId };
+    if (r && r.peer === peer && (r.requestId !== undefined || r.task)) return targetOf(r);
   }
   return { peer };
+}
+
+function targetOf(r: InFlight): Target {
+  return { peer: r.peer, ...(r.requestId !== undefined ? { related: r.requestId } : {}), ...(r.task ? { task: r.task } : {}) };
+}
+
+/** The transport no longer has the stream of the request a message was related to. */
+function streamGone(err: unknown): boolean {
+  return err instanceof Error && err.message.includes("No connection established for request ID");
 }
 
 /** Best effort: on the related request's stream when there is one, else on the session's own. */

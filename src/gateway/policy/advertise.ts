@@ -39,6 +39,12 @@ export interface AdvertiseInput {
    * is not refused, see policy/mounts.ts), or undefined for the namespaced `server__tool`.
    */
   bareName?: (entry: CatalogEntry) => string | undefined;
+  /**
+   * What the gateway accepts for every mounted tool, advertised as its `execution.taskSupport`:
+   * "optional" when the session serves MCP tasks (a plain call and a task-augmented one both
+   * work, whatever the downstream itself requires). Undefined: the downstream's own is kept.
+   */
+  taskSupport?: "optional";
 }
 
 /** What the budget admitted and left out; reported by list_servers. Field names are a contract. */
@@ -68,9 +74,10 @@ export interface Advertisement {
  * what the tool is for (the operator's tool_use_when hints, then the tool's own description) and
  * ends with `[server]` so a model can tell sources apart: clients that defer tool schemas show a
  * model only names and the start of each description. `keepOutputSchema: false` leaves out the
- * output schema (see `AdvertiseInput.resultsUnchanged`).
+ * output schema (see `AdvertiseInput.resultsUnchanged`); `taskSupport` replaces the downstream's
+ * `execution.taskSupport` with what the gateway accepts (see `AdvertiseInput.taskSupport`).
  */
-export function mountedDefinition(entry: CatalogEntry, opts: { keepOutputSchema?: boolean; bareName?: string } = {}): Tool {
+export function mountedDefinition(entry: CatalogEntry, opts: { keepOutputSchema?: boolean; bareName?: string; taskSupport?: "optional" } = {}): Tool {
   const original = entry.definition.description ?? "";
   const purpose = entry.toolUseWhen.length > 0 ? `Use when: ${entry.toolUseWhen.join("; ")}.` : "";
   const text = [purpose, original].filter((p) => p !== "").join(" ");
@@ -80,6 +87,7 @@ export function mountedDefinition(entry: CatalogEntry, opts: { keepOutputSchema?
   return canonicalize({
     ...definition,
     ...(outputSchema !== undefined && opts.keepOutputSchema !== false ? { outputSchema } : {}),
+    ...(opts.taskSupport !== undefined ? { execution: { ...definition.execution, taskSupport: opts.taskSupport } } : {}),
     name: opts.bareName ?? entry.namespaced,
     ...(description !== undefined ? { description } : {}),
   });
@@ -112,7 +120,7 @@ export function selectAdvertised(input: AdvertiseInput): Advertisement {
     eligible
       .map((e) => {
         const bareName = bare?.(e);
-        return mountedDefinition(e, { keepOutputSchema, ...(bareName !== undefined ? { bareName } : {}) });
+        return mountedDefinition(e, { keepOutputSchema, ...(bareName !== undefined ? { bareName } : {}), ...(input.taskSupport ? { taskSupport: input.taskSupport } : {}) });
       })
       .sort((a, b) => byteOrder(a.name, b.name)),
   );

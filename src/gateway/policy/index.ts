@@ -5,5 +5,5 @@
 export { selectAdvertised, type BudgetReport } from "./advertise.js";
 export { buildInstructions } from "./instructions.js";
 export { planMounts, type MountInput, type MountKind, type MountPlan } from "./mounts.js";
-export { effectivePins } from "./pins.js";
+export { effectivePins, pinMatches } from "./pins.js";
 export { Scope } from "./scope.js";

@@ -18,10 +18,14 @@ export interface ToolContext {
   onProgress?: (p: { progress: number; total?: number; message?: string }) => void;
 }
 
-/** A management tool answer: the same JSON in structuredContent and (indented) in one text block. */
-export function jsonResult(doc: JsonObject, opts: { compactText?: boolean } = {}): CallToolResult {
+/**
+ * A management tool answer: the same JSON document in structuredContent and, compact, in one text
+ * block, so a host that shows either shows every field, hint and next step (and a model reading
+ * the text pays for no indentation).
+ */
+export function jsonResult(doc: JsonObject): CallToolResult {
   return {
-    content: [{ type: "text", text: opts.compactText ? JSON.stringify(doc) : JSON.stringify(doc, null, 2) }],
+    content: [{ type: "text", text: JSON.stringify(doc) }],
     structuredContent: doc,
   };
 }
@@ -52,4 +56,23 @@ export function parseArgs<T extends z.ZodType>(schema: T, raw: unknown, usage: s
   const issue = r.error.issues[0];
   const where = issue && issue.path.length ? `${issue.path.join(".")}: ` : "";
   throw new BadRequest(`${where}${issue?.message ?? "invalid arguments"}. Send ${usage}.`);
+}
+
+/**
+ * describe_tool and call_tool take the same names: `name` is accepted for `tool` (models send MCP's
+ * tools/call field name); any other unknown key is refused with a message naming it and the
+ * fields to use.
+ */
+export function normaliseToolName(raw: unknown, known: readonly string[], usage: string): unknown {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return raw;
+  const obj = raw as Record<string, unknown>;
+  const accepted = new Set([...known, "name"]);
+  const unknown = Object.keys(obj).filter((k) => !accepted.has(k));
+  if (unknown.length > 0) {
+    throw new BadRequest(`unknown key \`${unknown[0]}\`; use \`tool\` for the tool name${known.includes("arguments") ? " and `arguments` for its arguments" : ""}. Send ${usage}.`);
+  }
+  if (!("name" in obj)) return obj;
+  const { name, ...rest } = obj;
+  if ("tool" in rest && rest["tool"] !== name) throw new BadRequest(`both \`tool\` and \`name\` were sent and differ; send only \`tool\`. Send ${usage}.`);
+  return { ...rest, tool: name };
 }

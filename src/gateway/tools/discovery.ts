@@ -1,14 +1,16 @@
 // The discovery tools: search_tools, resolve_tool and describe_tool. Ranking and the exact
-// response documents live in src/catalog/search; this file binds them to the agent's scope and
-// catalogue revision, and resolves tool references for describe.
+// response documents live in src/catalog/search; this file binds them to the agent's scope, pins
+// and catalogue revision, marks what cannot be served now (availability.ts), and resolves tool
+// references for describe (the same name forms as call_tool, locate.ts).
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { markListingPending, markResolvePending } from "../../catalog/search/pending.js";
-import { buildResolveResponse, buildSearchResponse, MAX_QUERIES } from "../../catalog/search/responses.js";
+import { buildResolveResponse, buildSearchResponse, CAPABILITIES_MAX_BYTES, MAX_QUERIES, type ResponseContext } from "../../catalog/search/responses.js";
 import type { JsonObject } from "../../catalog/types.js";
 import type { Presenter } from "../../catalog/search/compact.js";
 import { locateTool } from "../call/index.js";
-import { BadRequest, jsonResult, OutOfScope, parseArgs, type ToolContext } from "./context.js";
+import { BadRequest, jsonResult, normaliseToolName, OutOfScope, parseArgs, type ToolContext } from "./context.js";
+import { availabilityOf } from "./availability.js";
 import { rankerFor } from "./ranking.js";
 
 const searchArgs = z.strictObject({
@@ -18,36 +20,43 @@ const searchArgs = z.strictObject({
   max_hits: z.number().int().optional(),
 });
 
+/** What both search and resolve answer with: scope, pins, capability hints, presentation, availability. */
+function responseContext(ctx: ToolContext): Omit<ResponseContext, "revision"> {
+  const { view, hub } = ctx;
+  const availability = availabilityOf(hub, view);
+  return {
+    filter: (e) => view.allows(e),
+    prefer: (e) => view.isPinned(e),
+    capabilities: view.capabilityHints(CAPABILITIES_MAX_BYTES),
+    present: presenter(ctx),
+    unavailable: availability.unavailable,
+    ...(availability.offline ? { offline: availability.offline } : {}),
+  };
+}
+
 export async function searchTools(ctx: ToolContext, raw: unknown): Promise<CallToolResult> {
   const args = parseArgs(searchArgs, raw, '{query: "what you want to do"} or {queries: ["...", "..."]}, optionally max_hits (1-100)');
   const { view, hub } = ctx;
   const pending = await hub.awaitDiscovery(view, ctx.signal);
   const { ranker, note } = await rankerFor(ctx, [...(args.query !== undefined ? [args.query] : []), ...(args.queries ?? []).slice(0, MAX_QUERIES)]);
-  const doc = buildSearchResponse(ranker, args, {
-    revision: view.revision(),
-    filter: (e) => view.allows(e),
-    all: view.entries(),
-    capabilities: view.capabilities,
-    present: presenter(ctx),
-  });
+  const doc = buildSearchResponse(ranker, args, { revision: view.revision(), all: view.entries(), ...responseContext(ctx) });
   return jsonResult(markListingPending({ ...doc, ...note }, pending));
 }
 
-// A missing query is answered like an empty one (no_match, query_too_generic), not refused: the
-// answer then still has the contract's shape and a hint saying what to send.
-const resolveArgs = z.strictObject({ query: z.string().default(""), max_hits: z.number().int().optional() });
+const RESOLVE_USAGE = '{query: "the goal in plain words"}, optionally max_hits (1-10)';
+const resolveArgs = z.strictObject({ query: z.string(), max_hits: z.number().int().optional() });
 
 export async function resolveTool(ctx: ToolContext, raw: unknown): Promise<CallToolResult> {
-  const args = parseArgs(resolveArgs, raw, '{query: "the goal in plain words"}, optionally max_hits (1-10)');
+  // A missing query is the caller's mistake, not a request that matched nothing: an
+  // invalid-params error saying what to send (an empty query still gets a contract answer).
+  if (raw === undefined || raw === null || (typeof raw === "object" && !Array.isArray(raw) && !("query" in raw))) {
+    throw new BadRequest(`invalid params: \`query\` is required. Send ${RESOLVE_USAGE}.`);
+  }
+  const args = parseArgs(resolveArgs, raw, RESOLVE_USAGE);
   const { view, hub } = ctx;
   const pending = await hub.awaitDiscovery(view, ctx.signal);
   const { ranker, note } = await rankerFor(ctx, [args.query]);
-  const doc = buildResolveResponse(ranker, args, {
-    revision: view.revision(),
-    filter: (e) => view.allows(e),
-    capabilities: view.capabilities,
-    present: presenter(ctx),
-  });
+  const doc = buildResolveResponse(ranker, args, { revision: view.revision(), ...responseContext(ctx) });
   return jsonResult(markResolvePending(markRefusedTop({ ...doc, ...note }), pending));
 }
 
@@ -78,15 +87,17 @@ function markRefusedTop(doc: JsonObject): JsonObject {
   };
 }
 
+const DESCRIBE_USAGE = '{tool: "server__tool"}, {server: "name", tool: "tool"}, or a tool name unique in the catalogue';
 const describeArgs = z.strictObject({ tool: z.string(), server: z.string().optional() });
 
 export async function describeTool(ctx: ToolContext, raw: unknown): Promise<CallToolResult> {
-  const args = parseArgs(describeArgs, raw, '{tool: "server__tool"} or {server: "name", tool: "tool"}');
+  const args = parseArgs(describeArgs, normaliseToolName(raw, Object.keys(describeArgs.shape), DESCRIBE_USAGE), DESCRIBE_USAGE);
   const found = await locateTool(ctx.hub.calls.servers, ctx.view, args.server, args.tool, { signal: ctx.signal });
   if ("doc" in found) return jsonResult(found.doc);
   if ("bad" in found) throw new BadRequest(found.bad);
   if ("outside" in found) throw new OutOfScope(found.outside);
   const e = ctx.hub.guard.present(found.entry);
+  const down = availabilityOf(ctx.hub, ctx.view).unavailable(e.server);
   const doc: JsonObject = {
     contract_version: 1,
     catalog_revision: ctx.view.revision(),
@@ -99,11 +110,22 @@ export async function describeTool(ctx: ToolContext, raw: unknown): Promise<Call
     input_schema: e.inputSchema,
     ...(e.outputSchema ? { output_schema: e.outputSchema } : {}),
     ...(e.annotations ? { annotations: e.annotations } : {}),
+    // As mounted: the gateway takes a plain call or a task for every tool. What the downstream
+    // itself says matters to a caller that cannot wait: a "required" tool runs as a task, and a
+    // plain call of it may come back as an accepted callId to poll.
+    execution: { taskSupport: "optional" },
+    ...downstreamTaskSupport(found.entry.definition.execution?.taskSupport),
     ...(e.useWhen.length ? { use_when: e.useWhen } : {}),
     ...(e.toolUseWhen.length ? { tool_use_when: e.toolUseWhen } : {}),
     ...ctx.hub.guard.describe(ctx.view.agent, found.entry),
+    // Known from the cache while its server cannot serve: say so, and what fixes it.
+    ...(down ? { server_state: { state: down.state, ...(down.reason ? { reason: down.reason } : {}), ...(down.fix ? { fix: down.fix } : {}) } } : {}),
   };
   return jsonResult(doc);
+}
+
+function downstreamTaskSupport(v: unknown): JsonObject {
+  return v === "required" || v === "optional" ? { downstream_task_support: v } : {};
 }
 
 export { BadRequest };

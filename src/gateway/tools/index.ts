@@ -2,12 +2,13 @@
 // list_servers, stats), their shared context and argument bounds; this module dispatches them.
 // Bad requests and scope refusals become isError
 // results with an actionable message; nothing here throws into the MCP server but a WireError
-// (a call limit's refusal), which is answered as the JSON-RPC error it is.
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+// (a call limit's refusal), which is answered as the JSON-RPC error it is, and call_tool run as a
+// task, which answers with the task or a JSON-RPC error.
+import { ErrorCode, McpError, type CallToolResult, type CreateTaskResult } from "@modelcontextprotocol/sdk/types.js";
 import { errorText } from "../../util/errors.js";
 import { WireError } from "../passthrough/index.js";
 import type { ManagementTool } from "../management.js";
-import { callTool } from "./call-tool.js";
+import { callTool, renderTask, startCallToolTask as startTask } from "./call-tool.js";
 import { boundReply, checkArgumentBounds } from "./bounds.js";
 import { BadRequest, badRequest, OutOfScope, type ToolContext } from "./context.js";
 import { describeTool, resolveTool, searchTools } from "./discovery.js";
@@ -25,6 +26,19 @@ const HANDLERS: Record<ManagementTool, (ctx: ToolContext, args: unknown) => Prom
   poll_result: pollResult,
   stats,
 };
+
+export { renderTask };
+
+/** call_tool as an MCP task, with the same argument bounds; a bad request is a JSON-RPC error (no task starts). */
+export async function startCallToolTask(ctx: ToolContext, args: unknown, ttl: number | undefined): Promise<CreateTaskResult> {
+  try {
+    checkArgumentBounds("call_tool", args);
+  } catch (err) {
+    if (err instanceof BadRequest) throw new McpError(ErrorCode.InvalidParams, err.message);
+    throw err;
+  }
+  return startTask(ctx, args, ttl);
+}
 
 export async function runManagementTool(tool: ManagementTool, ctx: ToolContext, args: unknown): Promise<CallToolResult> {
   let reply: CallToolResult;

@@ -154,13 +154,15 @@ async function v1Page(ctx: ToolContext, store: ResultStore, meta: ResultMeta, cu
 
 /**
  * A v1 page: the page document in structuredContent, where local-agent's parser takes it, and a
- * one-line summary as text (what a model or a transcript sees) instead of a second copy.
+ * one-line summary as text (what a model or a transcript sees) instead of a second copy. The
+ * summary's next step is in the document too (`hint`), for hosts that show only structuredContent.
  */
 function v1Result(doc: JsonObject, getResultName: string): CallToolResult {
   const { cursor, nextCursor, totalBytes, done, callId } = doc as { cursor: number; nextCursor: number; totalBytes: number; done: boolean; callId: string };
   const next = done ? "last page" : `next cursor ${nextCursor}`;
-  const text = `Bytes ${cursor}-${nextCursor} of ${totalBytes} of stored result ${callId} as base64 JSON in structuredContent (${next}). To read it as text, call ${getResultName} with format: "text".`;
-  return { content: [{ type: "text", text }], structuredContent: doc };
+  const hint = `To read it as text, call ${getResultName} with format: "text".`;
+  const text = `Bytes ${cursor}-${nextCursor} of ${totalBytes} of stored result ${callId} as base64 JSON in structuredContent (${next}). ${hint}`;
+  return { content: [{ type: "text", text }], structuredContent: { ...doc, hint } };
 }
 
 function outOfRange(callId: string, cursor: number, total: JsonObject): JsonObject {

@@ -56,7 +56,7 @@ export function isLoopbackHost(host: string): boolean {
 }
 
 export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> {
-  const tokens = TokenStore.open(opts.dataDir);
+  const tokens = TokenStore.open(opts.store ?? opts.dataDir);
   const loopback = isLoopbackHost(opts.listen.host);
   if (!loopback && !(await tokens.hasAny())) {
     throw new CliError(
@@ -128,6 +128,7 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
     const hosts = new Set([`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`]);
     const bind = opts.listen.host.includes(":") ? `[${opts.listen.host}]` : opts.listen.host;
     if (!["0.0.0.0", "[::]"].includes(bind)) hosts.add(`${bind}:${port}`.toLowerCase());
+    for (const h of opts.config.allowed_hosts ?? []) hosts.add(h.toLowerCase());
     return hosts;
   };
 
@@ -232,6 +233,7 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
     hub,
     tokens,
     dataDir: opts.dataDir,
+    ...(opts.store ? { store: opts.store } : {}),
     port,
     url: `http://${shownHost}:${port}/mcp`,
     ...(opts.configPath ? { configPath: opts.configPath } : {}),
@@ -300,7 +302,7 @@ export async function serveHttp(opts: HttpOptions): Promise<void> {
     process.once("SIGTERM", stop);
     process.once("SIGINT", stop);
   });
-  const anonymous = !(await TokenStore.open(opts.dataDir).authenticate(undefined)).required;
+  const anonymous = !(await TokenStore.open(opts.store ?? opts.dataDir).authenticate(undefined)).required;
   say(`mcphub listening on ${gw.url}${anonymous ? " (no agent tokens yet: loopback clients are served unscoped)" : " (bearer tokens required)"}`);
   say(`  status page: ${gw.url.replace(/\/mcp$/, "/")}${anonymous ? "" : " (sign in with \`mcphub open\`)"}`);
   if (!Object.values(opts.config.servers).some((s) => s.enabled)) {

@@ -11,6 +11,7 @@
 // Who may look: with no token ever created, loopback clients (the daemon refuses other binds
 // then); once tokens exist, a browser needs a session from a one-time link, and a script a bearer
 // token, which shows that agent's scope, read-only. Actions are the operator's: never by token.
+import type { Store } from "../../store/index.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { RecentCalls } from "../../telemetry/recent.js";
 import { errorText } from "../../util/errors.js";
@@ -29,6 +30,8 @@ export interface StatusRoutesOptions {
   hub: Hub;
   tokens: TokenStore;
   dataDir: string;
+  /** The shared state in team mode (call records come from it). */
+  store?: Store;
   port: number;
   /** The daemon's MCP URL, shown on the page. */
   url: string;
@@ -67,7 +70,7 @@ export function createStatusRoutes(opts: StatusRoutesOptions): StatusRoutes {
   const sources: StatusSources = {
     hub,
     timeline,
-    recent: new RecentCalls(opts.dataDir),
+    recent: new RecentCalls(opts.store ?? opts.dataDir),
     tokens,
     sessions: opts.sessions,
     startedAt: Date.now(),

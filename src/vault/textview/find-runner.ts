@@ -3,16 +3,22 @@
 // bound passes has its thread terminated: a pathological pattern costs one thread for that long
 // and nothing else. Threads are kept a while for the next search. At most MAX_RUNNING searches run
 // at once per process; a few more wait their turn, the rest are refused.
-import type { Worker } from "node:worker_threads";
+// A result in a file is opened by the worker itself; one in another store (PostgreSQL) is read
+// by this thread on the worker's behalf over a MessagePort, a range at a time.
+import { MessageChannel, type MessagePort, type Worker } from "node:worker_threads";
+import type { BlobReader } from "../../store/index.js";
 import { startWorker } from "../../util/worker.js";
 import type { FindJob, FindMatch } from "./find.js";
 
-export interface FindWorkerInput {
-  path: string;
-  key: Uint8Array;
-  callId: string;
-  job: FindJob;
-}
+/** What the gateway asks for: the result's file, or a way to open its stored bytes. */
+export type FindRequest = { key: Uint8Array; callId: string; job: FindJob } & ({ path: string } | { open: () => Promise<BlobReader | undefined> });
+
+/** What the worker is sent: the file, or a port to ask for ranges on. */
+export type FindWorkerInput = { key: Uint8Array; callId: string; job: FindJob } & ({ path: string } | { port: MessagePort });
+
+/** The worker's questions on the port, and their answers. */
+export type RangeQuestion = { seq: number; t: "open" } | { seq: number; t: "read"; at: number; length: number };
+export type RangeAnswer = { seq: number; size?: number; bytes?: Uint8Array; gone?: true; error?: string };
 
 export interface FindOwner {
   agent: string;
@@ -90,8 +96,41 @@ function keepWorker(worker: Worker): void {
   idle.push({ worker, timer });
 }
 
-export async function runFind(input: FindWorkerInput, timeoutMs: number, signal?: AbortSignal): Promise<FindOutcome> {
+/** Serves a worker's range reads from the stored blob; returns the port to give the worker. */
+function serveRanges(open: () => Promise<BlobReader | undefined>): { port: MessagePort; stop: () => void } {
+  const channel = new MessageChannel();
+  let reader: BlobReader | undefined;
+  const mine = channel.port1;
+  mine.on("message", (q: RangeQuestion) => {
+    const answer = async (): Promise<{ a: RangeAnswer; transfer: ArrayBuffer[] }> => {
+      if (q.t === "open") {
+        reader = await open();
+        return { a: reader ? { seq: q.seq, size: reader.size } : { seq: q.seq, gone: true }, transfer: [] };
+      }
+      if (!reader) return { a: { seq: q.seq, gone: true }, transfer: [] };
+      const into = Buffer.alloc(q.length);
+      await reader.read(into, q.at);
+      const bytes = new Uint8Array(into.buffer, into.byteOffset, into.length);
+      return { a: { seq: q.seq, bytes }, transfer: [] };
+    };
+    answer().then(
+      ({ a, transfer }) => mine.postMessage(a, transfer),
+      (err: unknown) => mine.postMessage({ seq: q.seq, error: err instanceof Error ? err.message : String(err) }),
+    );
+  });
+  return {
+    port: channel.port2,
+    stop: () => {
+      mine.close();
+      void reader?.close().catch(() => undefined);
+    },
+  };
+}
+
+export async function runFind(request: FindRequest, timeoutMs: number, signal?: AbortSignal): Promise<FindOutcome> {
   const release = await slot();
+  const served = "open" in request ? serveRanges(request.open) : undefined;
+  const input: FindWorkerInput = "path" in request ? request : { key: request.key, callId: request.callId, job: request.job, port: (served as { port: MessagePort }).port };
   try {
     return await new Promise<FindOutcome>((resolve, reject) => {
       const id = ++nextId;
@@ -128,9 +167,11 @@ export async function runFind(input: FindWorkerInput, timeoutMs: number, signal?
       worker.on("message", onMessage);
       worker.once("error", onError);
       worker.once("exit", onExit);
-      worker.postMessage({ ...input, id });
+      if ("port" in input) worker.postMessage({ ...input, id }, [input.port]);
+      else worker.postMessage({ ...input, id });
     });
   } finally {
+    served?.stop();
     release();
   }
 }

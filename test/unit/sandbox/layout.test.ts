@@ -209,3 +209,60 @@ describe("protected paths that are symlinks", () => {
     expect(both.mounts.find((m) => m.op === "mask" && m.dest === "/secure/aws")).toMatchObject({ real: "/secure/aws", file: false });
   });
 });
+
+describe("a command that is a script", () => {
+  // A pipx tool (its shebang names its virtualenv's python, a link to a pyenv build), a uv tool
+  // reached through ~/.local/bin, a project's own bin script, and `#!/usr/bin/env node` with
+  // node under nvm.
+  const fs = fakeFs({
+    "/usr/bin/env": "file",
+    "/usr/bin/python3": "file",
+    [`${HOME}/.local/bin/pipx-tool`]: { link: `${HOME}/.local/pipx/venvs/pipx-tool/bin/pipx-tool` },
+    [`${HOME}/.local/pipx/venvs/pipx-tool/bin/pipx-tool`]: { line: `#!${HOME}/.local/pipx/venvs/pipx-tool/bin/python` },
+    [`${HOME}/.local/pipx/venvs/pipx-tool/bin/python`]: { link: `${HOME}/.pyenv/versions/3.12.1/bin/python3.12` },
+    [`${HOME}/.pyenv/versions/3.12.1/bin/python3.12`]: "file",
+    [`${HOME}/code/srv/package.json`]: "file",
+    [`${HOME}/code/srv/node_modules/dep/index.js`]: "file",
+    [`${HOME}/code/srv/server.js`]: { line: "#!/usr/bin/env -S node --enable-source-maps" },
+    [`${HOME}/.nvm/versions/node/v20/bin/node`]: "file",
+    [`${HOME}/bin/plain.py`]: { line: "#!/usr/bin/env python3" },
+    [`${HOME}/bin/gone`]: { line: "#!/no/such/interpreter" },
+  });
+  const path = `${HOME}/.nvm/versions/node/v20/bin:/usr/bin`;
+
+  it("shows the interpreter its #! line names, and that one's installation, through links", () => {
+    const pipx = planLayout(input({ fs, command: `${HOME}/.local/bin/pipx-tool`, env: { PATH: path } }));
+    // ~/.local/bin is not shown as a whole (it is not an installation of its own): the link itself.
+    expect(pipx.runtime).toEqual(["~/.local/bin/pipx-tool", "~/.local/pipx/venvs/pipx-tool", "~/.pyenv/versions/3.12.1"]);
+  });
+
+  it("finds #!/usr/bin/env NAME on the server's PATH (options skipped) and shows the script's project", () => {
+    const node = planLayout(input({ fs, command: `${HOME}/code/srv/server.js`, env: { PATH: path } }));
+    expect(node.runtime).toEqual(["~/code/srv", "~/.nvm/versions/node/v20"]);
+    // Found in a system folder: nothing more to show.
+    expect(planLayout(input({ fs, command: `${HOME}/bin/plain.py`, env: { PATH: "/usr/bin" } })).runtime).toEqual(["~/bin/plain.py"]);
+    // An interpreter that is not there adds nothing (the start then fails, saying which command).
+    expect(planLayout(input({ fs, command: `${HOME}/bin/gone`, env: { PATH: path } })).runtime).toEqual(["~/bin/gone"]);
+  });
+});
+
+describe("uvx", () => {
+  const fs = fakeFs({
+    "/usr/bin/uvx": "file",
+    [`${HOME}/.cache/uv/archive-v0/x`]: "file",
+    [`${HOME}/.local/share/uv/tools/x`]: "file",
+  });
+
+  it("shows uv's cache and data folders read-only, and runs offline without a network", () => {
+    const none = planLayout(input({ fs, command: "/usr/bin/uvx", args: ["mcp-server-time"] }));
+    expect(none.runtime).toEqual(["~/.cache/uv", "~/.local/share/uv"]);
+    expect(none.mounts).toContainEqual(expect.objectContaining({ op: "ro", dest: `${HOME}/.cache/uv` }));
+    expect(none.env).toEqual({ UV_CACHE_DIR: `${HOME}/.cache/uv`, UV_OFFLINE: "1" });
+    const full = planLayout(input({ fs, command: "/usr/bin/uvx", args: ["mcp-server-time"], settings: { network: "full" } }));
+    expect(full.env).toEqual({ UV_CACHE_DIR: `${HOME}/.cache/uv` });
+    // UV_CACHE_DIR and XDG_CACHE_HOME move the cache; one that does not exist is not shown.
+    const moved = planLayout(input({ fs, command: "/usr/bin/uvx", env: { UV_CACHE_DIR: "/srv/uv-cache" } }));
+    expect(moved.runtime).toEqual(["~/.local/share/uv"]);
+    expect(moved.env.UV_CACHE_DIR).toBe("/srv/uv-cache");
+  });
+});

@@ -42,12 +42,15 @@ describe("search_tools response", () => {
   it("has the contract shape, compact matches in field order, and scores", () => {
     const { idx, all } = routing();
     const doc = search(idx, { query: "fetch webpage" }, all);
-    expect(Object.keys(doc)).toEqual(["contract_version", "catalog_revision", "query", "count", "returned", "truncated", "byte_limited", "matches"]);
+    expect(Object.keys(doc)).toEqual(["contract_version", "catalog_revision", "query", "count", "returned", "truncated", "byte_limited", "matches", "servers", "hint"]);
     expect(doc["contract_version"]).toBe(1);
     const first = matches(doc)[0];
     expect(first?.["namespaced"]).toBe("hitspec__fetch");
-    expect(Object.keys(first ?? {})).toEqual(["namespaced", "server", "tool", "description", "server_description", "score", "matched_terms"]);
+    expect(Object.keys(first ?? {})).toEqual(["namespaced", "description", "score", "matched_terms"]);
     expect(first?.["matched_terms"]).toEqual(["fetch", "webpage"]);
+    // The server's metadata once, not per match.
+    expect((doc["servers"] as JsonObject)["hitspec"]).toEqual({ description: expect.any(String) });
+    expect(doc["hint"]).toMatch(/describe_tool/);
   });
 
   it("lists the catalogue by name with score 0 for empty and all-stopword queries", () => {
@@ -60,7 +63,7 @@ describe("search_tools response", () => {
       expect(doc["count"]).toBe(all.length);
     }
     const filtered = buildSearchResponse(idx, { query: "" }, { revision: REV, all, filter: (e) => e.server === "github" });
-    expect(matches(filtered).map((m) => m["server"])).toEqual(["github", "github", "github"]);
+    expect(matches(filtered).map((m) => String(m["namespaced"]).split("__")[0])).toEqual(["github", "github", "github"]);
   });
 
   it("returns no matches (not the catalogue) when words match nothing", () => {
@@ -105,14 +108,30 @@ describe("search_tools response", () => {
     const m = matches(doc)[0] ?? {};
     expect(m["metadata_truncated"]).toBe(true);
     expect(Buffer.byteLength(m["title"] as string)).toBeLessThanOrEqual(160);
-    expect(Buffer.byteLength(m["description"] as string)).toBeLessThanOrEqual(256);
+    expect(Buffer.byteLength(m["description"] as string)).toBeLessThanOrEqual(160);
     expect((m["description"] as string).startsWith("Ping the host d")).toBe(true);
     expect((m["description"] as string).endsWith("…")).toBe(true);
-    expect(Buffer.byteLength(m["server_description"] as string)).toBeLessThanOrEqual(160);
-    expect(m["tags"]).toEqual(["a", "b", "c", "d", "e", "f"]);
-    expect(m["use_when"]).toEqual(["one", "two", "three"]);
+    const server = (doc["servers"] as JsonObject)["big"] as JsonObject;
+    expect(Buffer.byteLength(server["description"] as string)).toBeLessThanOrEqual(160);
+    expect(server["use_when"]).toEqual(["one", "two", "three"]);
+    expect(server["tags"]).toBeUndefined();
     const plain = search(indexOf(sampleCatalog()), { query: "send email" }, sampleCatalog());
     expect(matches(plain)[0]?.["metadata_truncated"]).toBeUndefined();
+  });
+
+  it("cuts descriptions at a sentence boundary and leaves out titles that only repeat the name", () => {
+    const e = entry({
+      server: "files",
+      tool: "read_text_file",
+      title: "Read Text File",
+      description: "Read the complete contents of a file as text. Handles various text encodings and provides detailed error messages if the file cannot be read or decoded from its encoding. Use head or tail for parts.",
+    });
+    const m = matches(search(indexOf([e]), { query: "read file" }, [e]))[0] ?? {};
+    expect(m["description"]).toBe("Read the complete contents of a file as text.");
+    expect(m["title"]).toBeUndefined();
+    expect(m["metadata_truncated"]).toBe(true);
+    const titled = entry({ server: "files", tool: "read_file", title: "Read File (Deprecated)", description: "Read a file." });
+    expect(matches(search(indexOf([titled]), { query: "read file" }, [titled]))[0]?.["title"]).toBe("Read File (Deprecated)");
   });
 
   it("cuts queries over 2048 bytes at a code point, says so, and never echoes the rest", () => {
@@ -174,26 +193,27 @@ describe("resolve_tool response", () => {
     const doc = resolve(idx, "create an issue in the repo");
     expect(Object.keys(doc)).toEqual([
       "contract_version", "catalog_revision", "status", "confidence", "reason_codes", "matched_fraction", "score_gap",
-      "query", "recommendation", "ambiguous", "alternatives", "alternatives_truncated", "hint",
+      "query", "recommendation", "ambiguous", "alternatives", "alternatives_truncated", "servers", "hint",
     ]);
     const rec = doc["recommendation"] as JsonObject;
+    // The v1 fields local-agent reads are all there; empty ones are left out, never null.
     expect(Object.keys(rec)).toEqual([
-      "server", "tool", "namespaced", "title", "description", "server_description", "use_when", "tool_use_when", "score",
-      "matched_terms", "metadata_truncated", "required_fields", "argument_template", "argument_template_truncated",
+      "server", "tool", "namespaced", "description", "score", "matched_terms", "metadata_truncated",
+      "required_fields", "argument_template", "optional_fields", "argument_template_truncated",
     ]);
     expect(rec).toMatchObject({
       server: "github",
       tool: "create_issue",
       namespaced: "github__create_issue",
-      title: "",
-      use_when: null,
-      tool_use_when: null,
       required_fields: ["owner", "repo", "title"],
-      argument_template: { owner: "<owner>", repo: "<repo>", title: "<title>", body: null },
+      argument_template: { owner: "<owner>", repo: "<repo>", title: "<title>" },
+      optional_fields: ["body"],
       argument_template_truncated: false,
     });
     expect(doc["status"]).toBe("confident");
     expect(doc["ambiguous"]).toBe(false);
+    expect(doc["hint"]).toMatch(/call_tool with tool github__create_issue/);
+    expect(JSON.stringify(doc)).not.toContain("null");
   });
 
   it("answers no_match for generic and non-matching queries", () => {
@@ -209,8 +229,10 @@ describe("resolve_tool response", () => {
     const { idx } = routing();
     expect(resolve(idx, "kubeconfig")).toMatchObject({ status: "confident", confidence: "high", reason_codes: ["single_candidate", "strong_coverage_and_margin"] });
     expect(resolve(idx, "delete branch")).toMatchObject({ status: "confident", confidence: "high", reason_codes: ["strong_coverage_and_margin"] });
-    // Half the content words held, a clear lead: confident, but not high.
-    expect(resolve(idx, "kubeconfig zebra")).toMatchObject({ status: "confident", confidence: "medium", reason_codes: ["single_candidate", "clear_margin"] });
+    // Two of three content words held (at least COVERAGE), a clear lead: confident, but not high.
+    expect(resolve(idx, "kubeconfig cluster zebra")).toMatchObject({ status: "confident", confidence: "medium", reason_codes: ["single_candidate", "clear_margin"] });
+    // Half is below it.
+    expect(resolve(idx, "kubeconfig zebra")).toMatchObject({ status: "ambiguous", reason_codes: ["single_candidate", "weak_coverage"] });
   });
 
   it("leaves generic request words out of coverage and is never confident on them alone", () => {
@@ -268,9 +290,14 @@ describe("resolve_tool response", () => {
     const e = entry({ server: "wide", tool: "configure", description: "Configure everything.", inputSchema: { type: "object", properties: props, required: ["field1", "field2"] } });
     const doc = resolve(indexOf([e]), "configure everything");
     const rec = doc["recommendation"] as JsonObject;
-    expect(rec["argument_template_truncated"]).toBe(true);
+    expect(rec["argument_template_truncated"]).toBe(false);
     expect(rec["argument_template"]).toEqual({ field1: "<field1>", field2: "<field2>" });
-    expect(doc["hint"]).toContain("wide__configure");
+    expect(rec["optional_fields"]).toHaveLength(16);
+    // A template cut by a bound says so, and the hint says to describe the tool first.
+    const deep = entry({ server: "deep", tool: "nest", description: "Nest things.", inputSchema: { type: "object", required: ["n"], properties: { n: { $ref: "#/$defs/n" } }, $defs: { n: { type: "object", required: ["c"], properties: { c: { $ref: "#/$defs/n" } } } } } });
+    const bounded = resolve(indexOf([deep]), "nest things");
+    expect((bounded["recommendation"] as JsonObject)["argument_template_truncated"]).toBe(true);
+    expect(bounded["hint"]).toContain("describe_tool for deep__nest");
   });
 
   it("respects the scope filter", () => {
@@ -297,6 +324,45 @@ describe("resolve_tool response", () => {
     expect(doc).toMatchObject({ status: "ambiguous", ambiguous: true });
     expect(doc["reason_codes"]).toContain("rankings_disagree");
     for (const r of doc["reason_codes"] as string[]) seenReasons.add(r);
+  });
+
+  it("marks a recommendation whose server cannot serve now, names the fix, and is never confident", () => {
+    const { idx } = routing();
+    const down = { state: "needs_auth", reason: "the token was revoked", fix: "run `mcphub auth login github`" };
+    const doc = buildResolveResponse(idx, { query: "delete branch" }, { revision: REV, unavailable: (s) => (s === "github" ? down : undefined) });
+    expect(checkResolveContract(doc)).toEqual([]);
+    expect(doc).toMatchObject({ status: "ambiguous", ambiguous: true });
+    expect(doc["reason_codes"]).toContain("server_unavailable");
+    for (const r of doc["reason_codes"] as string[]) seenReasons.add(r);
+    expect((doc["servers"] as JsonObject)["github"]).toMatchObject({ state: "needs_auth", reason: "the token was revoked", fix: "run `mcphub auth login github`" });
+    expect(doc["hint"]).toBe("do not call github__delete_branch now: server github is needs auth; fix: run `mcphub auth login github`");
+  });
+
+  it("names an unavailable server whose metadata matches better than any available tool", () => {
+    const { idx } = routing();
+    const weather = entry({ server: "weather", tool: "", serverDescription: "Weather forecasts and current conditions", useWhen: ["weather forecast for a city"] });
+    const offline = { ranker: indexOf([weather]), isProfile: (e: CatalogEntry) => e.tool === "" };
+    const down = (s: string) => (s === "weather" ? { state: "failed", reason: "spawn weather-mcp ENOENT", fix: "run `mcphub doctor --server weather`" } : undefined);
+    const capabilities = { hints: { github: "GitHub issues and branches", weather: "Weather forecasts and current conditions" }, more: 0 };
+    const doc = buildResolveResponse(idx, { query: "weather forecast for Paris" }, { revision: REV, unavailable: down, offline, capabilities });
+    expect(checkResolveContract(doc)).toEqual([]);
+    expect(doc["status"]).not.toBe("confident");
+    expect(doc["reason_codes"]).toContain("server_unavailable");
+    expect(doc["unavailable"]).toEqual([{ server: "weather", state: "failed", reason: "spawn weather-mcp ENOENT", fix: "run `mcphub doctor --server weather`" }]);
+    expect(doc["hint"]).toMatch(/server weather is failed; fix: run `mcphub doctor --server weather`/);
+    expect(doc["hint"]).not.toMatch(/rephrase/);
+    // Search names it too, and the tools it would have found stay out of the matches.
+    const sdoc = buildSearchResponse(idx, { query: "weather forecast for Paris" }, { revision: REV, all: [], unavailable: down, offline });
+    expect(sdoc["unavailable"]).toEqual([expect.objectContaining({ server: "weather", state: "failed" })]);
+    expect(sdoc["hint"]).toMatch(/server weather is failed/);
+  });
+
+  it("carries each server's one-line capability hint when nothing matches", () => {
+    const { idx } = routing();
+    const capabilities = { hints: { github: "GitHub issues and branches", mail: "send email" }, more: 2 };
+    const doc = buildResolveResponse(idx, { query: "zebra quantum" }, { revision: REV, capabilities });
+    expect(doc).toMatchObject({ status: "no_match", capabilities: { github: "GitHub issues and branches", mail: "send email" }, capabilities_more: "2 more servers: call list_servers" });
+    expect(checkResolveContract(doc)).toEqual([]);
   });
 
   it("produced every reason code at least once", () => {

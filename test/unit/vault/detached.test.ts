@@ -1,7 +1,7 @@
 import { readdir, readFile, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { DetachedJournal, VaultTamperedError, type DetachedRecord } from "../../../src/vault/index.js";
+import { DetachedJournal, FINISHED_GRACE_MS, VaultTamperedError, type DetachedRecord } from "../../../src/vault/index.js";
 import { modeOf, removeTempDirs, tempDataDir, vaultEnv } from "./helpers.js";
 
 afterAll(removeTempDirs);
@@ -75,5 +75,70 @@ describe("DetachedJournal", () => {
     const { journal } = await openJournal();
     await expect(journal.write({ ...record("../x", 1) })).rejects.toThrow(/invalid callId/);
     await expect(journal.write({ ...record("x", 1), state: "done" } as unknown as DetachedRecord)).rejects.toThrow();
+  });
+
+  it("keeps the task fields: origin, ttl, poll interval, status message, the downstream task, a JSON-RPC error, cancellation", async () => {
+    const { journal, dataDir } = await openJournal();
+    const t0 = Date.now();
+    const task = { origin: "task", ttl: 30_000, pollInterval: 500, updated: t0 + 1, statusMessage: "Gathering sources...", downstreamTask: "d-1" } as const;
+    const pending: DetachedRecord = { ...record("t1", t0), ...task, state: "pending" };
+    await journal.write(pending);
+    expect(await journal.get("t1")).toEqual(pending);
+    const failed: DetachedRecord = {
+      ...record("t2", t0),
+      ...task,
+      state: "failed",
+      error: "URL elicitation required",
+      finished: t0 + 2,
+      rpcError: { code: -32042, message: "URL elicitation required", data: { elicitations: [{ url: "https://example.com" }] } },
+    };
+    await journal.write(failed);
+    const cancelled: DetachedRecord = { ...record("t3", t0), ...task, origin: "detach", state: "cancelled", finished: t0 + 3 };
+    await journal.write(cancelled);
+    const { journal: reopened } = await openJournal(dataDir);
+    expect(await reopened.get("t2")).toEqual(failed);
+    expect(await reopened.get("t3")).toEqual(cancelled);
+    await expect(journal.write({ ...record("t4", t0), origin: "other" } as unknown as DetachedRecord)).rejects.toThrow();
+    await expect(journal.write({ ...record("t5", t0), ttl: 0 })).rejects.toThrow();
+  });
+
+  it("with a ttl: expires ttl after the start, never while it runs, and keeps a late finish for a grace period", async () => {
+    const { journal } = await openJournal();
+    const t0 = Date.now();
+    const ttl = 2 * FINISHED_GRACE_MS;
+    await journal.write({ ...record("early", t0), ttl, state: "done", finished: t0 + 100, resultJson: "{}" });
+    await journal.write({ ...record("late", t0), ttl, state: "done", finished: t0 + ttl + 5_000, resultJson: "{}" });
+    await journal.write({ ...record("running", t0), ttl });
+    await journal.write({ ...record("orphan", t0, DEAD_PID), ttl });
+    // ttl, not result_retention (60 s here), decides; a result is readable at least FINISHED_GRACE_MS.
+    expect(await journal.get("early", t0 + ttl - 1)).toBeDefined();
+    expect(await journal.get("early", t0 + ttl)).toBeUndefined();
+    expect(await journal.get("late", t0 + ttl + 5_000 + FINISHED_GRACE_MS - 1)).toBeDefined();
+    expect(await journal.get("late", t0 + ttl + 5_000 + FINISHED_GRACE_MS)).toBeUndefined();
+    expect(await journal.get("running", t0 + 100 * ttl)).toBeDefined();
+    expect(await journal.get("orphan", t0 + ttl - 1)).toBeDefined();
+    expect(await journal.get("orphan", t0 + ttl)).toBeUndefined();
+    expect(await journal.prune(t0 + ttl)).toBe(2);
+    await journal.write({ ...record("short", t0), ttl: 1_000, state: "done", finished: t0 + 500, resultJson: "{}" });
+    expect(await journal.get("short", t0 + 500 + FINISHED_GRACE_MS - 1)).toBeDefined();
+  });
+
+  it("lists one agent's live records, newest first, without expired or tampered ones", async () => {
+    const { journal, dataDir } = await openJournal();
+    const t0 = Date.now();
+    await journal.write({ ...record("old", t0 - 2_000), state: "done", finished: t0, resultJson: "{}" });
+    await journal.write({ ...record("new", t0), ttl: 5_000 });
+    await journal.write({ ...record("mid", t0 - 1_000), state: "cancelled", finished: t0 });
+    await journal.write({ ...record("theirs", t0), agent: "b" });
+    await journal.write({ ...record("gone", t0 - 100_000, DEAD_PID), ttl: 1_000 });
+    await journal.write({ ...record("bad", t0) });
+    const bad = join(dataDir, "vault", "detached", "bad.rec");
+    const bytes = await readFile(bad);
+    bytes[24]! ^= 1;
+    await writeFile(bad, bytes);
+    expect((await journal.list("a")).map((r) => r.callId)).toEqual(["new", "mid", "old"]);
+    expect((await journal.list("b")).map((r) => r.callId)).toEqual(["theirs"]);
+    expect((await journal.list()).map((r) => r.callId)).toEqual(["new", "theirs", "mid", "old"]);
+    expect(await journal.stats()).toEqual({ count: 4, pending: 2 });
   });
 });

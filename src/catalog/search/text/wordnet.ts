@@ -33,6 +33,19 @@ const DETACH: Record<Pos, [string, string][]> = {
 
 const EMPTY: readonly string[] = [];
 
+/** A word's verb senses (see WordNet.verbSenses): synset offsets in data.verb. */
+export interface VerbSenses {
+  lemma: string;
+  synsets: readonly number[];
+  /** Hypernyms, troponyms and verb-group neighbours of those synsets. */
+  near: readonly number[];
+  /** Synsets holding an antonym of a word of those synsets. */
+  opposite: readonly number[];
+  /** The single words of `synsets` (the lemma's synonyms), and of `near`. */
+  synonymWords: readonly string[];
+  nearWords: readonly string[];
+}
+
 interface Synset {
   words: string[];
   pointers: { symbol: string; offset: number; pos: string; source: number; target: number }[];
@@ -102,6 +115,7 @@ export class WordNet {
   private readonly data = new Map<Pos, DictFile | null>();
   private readonly synsets = new LRUCache<string, Synset>({ max: 4096 });
   private readonly cache = new LRUCache<string, readonly string[]>({ max: 8192 });
+  private readonly verbCache = new LRUCache<string, VerbSenses | false>({ max: 8192 });
   private warmed = false;
 
   constructor(private readonly dir: string | undefined = dictDir()) {}
@@ -119,6 +133,44 @@ export class WordNet {
     const out = this.compute(word);
     this.cache.set(word, out);
     return out;
+  }
+
+  /**
+   * The word's verb senses: for its first base form that WordNet knows as a verb (morphy: "created"
+   * → create), that lemma and the synsets of its `senses` most frequent senses, each with the
+   * synsets it points to by hypernym (@), troponym (~) and verb group ($), and the synsets its
+   * antonyms (!) sit in. Undefined when the word is no verb WordNet knows.
+   */
+  verbSenses(word: string, senses: number): VerbSenses | undefined {
+    if (!/^[a-z][a-z'-]*$/.test(word) || word.length < 2) return undefined;
+    const key = `${word}\u0000${senses}`;
+    const hit = this.verbCache.get(key);
+    if (hit !== undefined) return hit === false ? undefined : hit;
+    const lemma = this.lemmas(word, "verb")[0];
+    let out: VerbSenses | false = false;
+    if (lemma !== undefined) {
+      const synsets: number[] = [];
+      const near = new Set<number>();
+      const opposite = new Set<number>();
+      for (const offset of this.senses(lemma, "verb").slice(0, senses)) {
+        const synset = this.synset("verb", offset);
+        if (!synset) continue;
+        synsets.push(offset);
+        for (const p of synset.pointers) {
+          if (p.pos !== "v") continue;
+          if (p.symbol === "@" || p.symbol === "~" || p.symbol === "$") near.add(p.offset);
+          else if (p.symbol === "!") opposite.add(p.offset);
+        }
+      }
+      const wordsOf = (offsets: Iterable<number>): string[] => {
+        const set = new Set<string>();
+        for (const off of offsets) for (const w of this.synset("verb", off)?.words ?? []) if (!w.includes("_") && w !== lemma) set.add(w);
+        return [...set].sort();
+      };
+      out = { lemma, synsets, near: [...near], opposite: [...opposite], synonymWords: wordsOf(synsets), nearWords: wordsOf(near) };
+    }
+    this.verbCache.set(key, out);
+    return out === false ? undefined : out;
   }
 
   /** Opens the files now (so the first query does not pay for it). */

@@ -1,0 +1,248 @@
+// Action agreement: does what the request asks to *do* (create, read, delete, move...) agree with
+// what a tool does? Tools of one server share their server's text, so a request that matches a
+// server ("remember that Alice prefers tea" → memory) leaves its tools to be told apart by their
+// own evidence, and the verb is the part of a tool's name that says which operation it is
+// (create_entities, delete_entities, read_graph, search_nodes).
+//
+// A tool's actions: the first word of its name and the first word of its description, each when
+// WordNet knows it as a verb ("create_entities", "Create multiple new entities" → create;
+// "write_file", "Create a new file or completely overwrite..." → write, create). A request's
+// actions: its words that WordNet knows as verbs, the first one (the imperative: "open package.json
+// and show it to me") counting fully and the others less (they are often nouns that are verbs too:
+// "a *list* of tasks", "a *file* named").
+//
+// Two verbs agree when they are one lemma, share a WordNet synset, or one's synset is the other's
+// hypernym, troponym or verb-group neighbour (weaker), within the first senses of each; the
+// software vocabulary's intent classes (lexicon.ts: read/view/show/open, write/save/store...) count
+// as sharing a synset, since WordNet lacks their software senses. They oppose when a synset of one
+// holds an antonym of the other's (remember ↔ forget, record ↔ delete). No verb list is written
+// here: every relation comes from WordNet or the existing lexicon.
+import type { CatalogEntry } from "../../types.js";
+import { synonymsOf } from "../text/lexicon.js";
+import { stem } from "../text/stem.js";
+import { isStopword } from "../text/stopwords.js";
+import { isGenericStem } from "../text/generic.js";
+import { words } from "../text/tokenize.js";
+import { wordnet, type VerbSenses } from "../text/wordnet.js";
+
+/** The named tunables of action agreement (docs/discovery.md, "Action agreement"). */
+export const ACTION = {
+  /** Senses of each verb that relations are looked for in (WordNet orders senses by frequency). */
+  senses: 8,
+  /** One synset, one lemma, or one lexicon intent class. */
+  same: 1,
+  /** A hypernym, troponym or verb-group neighbour. */
+  near: 0.5,
+  /** An antonym. */
+  opposite: -1,
+  /** Weight of a request verb that is not the request's first content word. */
+  laterVerb: 0.5,
+  /** Senses whose synonyms and neighbours extend a verb through the lexicon (fewer: their words drift). */
+  wordSenses: 3,
+};
+
+/** A request's verb, with how much it speaks for the request's action. */
+export interface QueryAction {
+  word: string;
+  weight: number;
+  /** The request's first content word: the imperative ("open package.json and show it to me"). */
+  leading: boolean;
+  senses: VerbSenses;
+}
+
+function verbOf(word: string): VerbSenses | undefined {
+  return wordnet.verbSenses(word, ACTION.senses);
+}
+
+/** The first word of a text that is not a stopword, if it is a verb WordNet knows. */
+function leadingVerb(text: string): string | undefined {
+  for (const w of words(text)) {
+    if (w.length < 2 || isStopword(w)) continue;
+    return verbOf(w)?.lemma;
+  }
+  return undefined;
+}
+
+/** The verb lemmas that say what a tool does: its name's first word and its description's. */
+export function toolActions(entry: Pick<CatalogEntry, "tool" | "description">): string[] {
+  const out: string[] = [];
+  for (const lemma of [leadingVerb(entry.tool), leadingVerb(entry.description)]) {
+    if (lemma !== undefined && !out.includes(lemma)) out.push(lemma);
+  }
+  return out;
+}
+
+/**
+ * Words after which English puts a noun phrase, not a verb: "a *list* of tasks", "the *recording*",
+ * "my *notes*". A closed grammatical class (articles, demonstratives, possessives), not a word
+ * list about tools.
+ */
+const DETERMINERS = new Set(["a", "an", "the", "this", "that", "these", "those", "my", "your", "our", "their", "his", "her", "its", "each", "every", "no"]);
+
+/**
+ * Words a question opens with: the interrogatives and the auxiliaries English inverts ("what do
+ * you remember about me", "is there a file called .env", "did I tell you..."). A closed
+ * grammatical class, like the determiners. Modals (can, could, would, will) are left out: "can
+ * you read docs/setup.md" is a polite request to act.
+ */
+const QUESTION_OPENERS = new Set(["what", "which", "who", "whom", "whose", "when", "where", "why", "how", "is", "are", "was", "were", "am", "do", "does", "did", "has", "have", "had"]);
+
+/** Whether a request asks to learn something rather than to have something done. */
+export function isQuestion(query: string): boolean {
+  for (const w of words(query)) return QUESTION_OPENERS.has(w);
+  return false;
+}
+
+/**
+ * The request's direct object: the first content word after its leading verb that is not a
+ * generic word ("create *an entity* Alice with the observation ...", "add a new *person*"). A tool
+ * name is a verb and its object (create_entities), so the pair is what the name should hold: the
+ * object of a prepositional phrase ("with the observation") is not what the request acts on.
+ * Undefined when the request does not open with a verb.
+ */
+export function directObject(query: string): string | undefined {
+  let seenVerb = false;
+  let first = true;
+  for (const w of words(query)) {
+    if (w.length < 2 || isStopword(w)) continue;
+    if (first) {
+      first = false;
+      if (!verbOf(w)) return undefined;
+      seenVerb = true;
+      continue;
+    }
+    if (seenVerb && !isGenericStem(stem(w))) return w;
+  }
+  return undefined;
+}
+
+/**
+ * The request's verbs: its content words that WordNet knows as verbs and that do not follow a
+ * determiner, the first content word (the imperative's place) at full weight and `leading` set
+ * when it is one, the others at ACTION.laterVerb.
+ */
+export function queryActions(query: string): QueryAction[] {
+  const out: QueryAction[] = [];
+  let prev = "";
+  let first = true;
+  for (const w of words(query)) {
+    const after = prev;
+    prev = w;
+    if (w.length < 2 || isStopword(w)) continue;
+    const leading = first;
+    first = false;
+    if (DETERMINERS.has(after)) continue;
+    const senses = verbOf(w);
+    if (!senses || out.some((a) => a.senses.lemma === senses.lemma)) continue;
+    out.push({ word: w, weight: leading ? 1 : ACTION.laterVerb, leading, senses });
+    if (out.length >= 8) break;
+  }
+  return out;
+}
+
+/**
+ * The stems a request verb reaches as the same action and as a near one: the verb, its WordNet
+ * synonyms and neighbours, and the lexicon intent class of each ("drop" is near "remove" in
+ * WordNet, and "remove" is one intent with "delete" in the software vocabulary).
+ */
+function stemsOf(q: QueryAction): { same: Set<string>; near: Set<string> } {
+  const senses = wordnet.verbSenses(q.senses.lemma, ACTION.wordSenses) ?? q.senses;
+  const withClass = (ws: readonly string[]): Set<string> => {
+    const out = new Set<string>();
+    for (const w of ws) {
+      const s = stem(w);
+      out.add(s);
+      for (const syn of synonymsOf(s)) out.add(syn);
+    }
+    return out;
+  };
+  const same = withClass([q.word, q.senses.lemma, ...senses.synonymWords]);
+  const near = withClass(senses.nearWords);
+  for (const s of same) near.delete(s);
+  return { same, near };
+}
+
+
+/**
+ * The action lemmas of the indexed tools, and which lemmas a request verb reaches: by shared
+ * synset, neighbour synset, antonym synset or lexicon class. Looking relations up through these
+ * maps costs a request verb the size of its own senses, not the size of the catalogue's verbs.
+ */
+export class ActionIndex {
+  private readonly docs = new Map<string, Set<number>>();
+  private readonly bySynset = new Map<number, Set<string>>();
+  private readonly byNear = new Map<number, Set<string>>();
+  private readonly byOpposite = new Map<number, Set<string>>();
+  private readonly byStem = new Map<string, Set<string>>();
+
+  add(id: number, lemmas: readonly string[]): void {
+    for (const lemma of lemmas) {
+      let set = this.docs.get(lemma);
+      if (!set) {
+        this.docs.set(lemma, (set = new Set()));
+        this.link(lemma, true);
+      }
+      set.add(id);
+    }
+  }
+
+  remove(id: number, lemmas: readonly string[]): void {
+    for (const lemma of lemmas) {
+      const set = this.docs.get(lemma);
+      if (!set) continue;
+      set.delete(id);
+      if (set.size === 0) {
+        this.docs.delete(lemma);
+        this.link(lemma, false);
+      }
+    }
+  }
+
+  /** The docs of one action lemma. */
+  docsOf(lemma: string): ReadonlySet<number> {
+    return this.docs.get(lemma) ?? EMPTY_SET;
+  }
+
+  /** The indexed action lemmas a request verb relates to, with the relation (see verbRelation). */
+  related(q: QueryAction): Map<string, number> {
+    const out = new Map<string, number>();
+    const offer = (lemma: string, r: number): void => {
+      if (!this.docs.has(lemma)) return;
+      const prev = out.get(lemma);
+      // The strongest agreement wins; an opposition only where nothing agrees.
+      if (prev === undefined || (r > 0 && r > prev) || (prev < 0 && r > prev)) out.set(lemma, r);
+    };
+    const { same, near } = stemsOf(q);
+    for (const s of same) for (const l of this.byStem.get(s) ?? []) offer(l, ACTION.same);
+    for (const s of near) for (const l of this.byStem.get(s) ?? []) offer(l, ACTION.near);
+    for (const off of q.senses.synsets) {
+      for (const l of this.bySynset.get(off) ?? []) offer(l, ACTION.same);
+      for (const l of this.byNear.get(off) ?? []) offer(l, ACTION.near);
+      for (const l of this.byOpposite.get(off) ?? []) offer(l, ACTION.opposite);
+    }
+    for (const off of q.senses.near) for (const l of this.bySynset.get(off) ?? []) offer(l, ACTION.near);
+    for (const off of q.senses.opposite) for (const l of this.bySynset.get(off) ?? []) offer(l, ACTION.opposite);
+    return out;
+  }
+
+  private link(lemma: string, add: boolean): void {
+    const v = verbOf(lemma);
+    const put = (map: Map<number | string, Set<string>>, key: number | string): void => {
+      let set = map.get(key);
+      if (add) {
+        if (!set) map.set(key, (set = new Set()));
+        set.add(lemma);
+      } else if (set) {
+        set.delete(lemma);
+        if (set.size === 0) map.delete(key);
+      }
+    };
+    put(this.byStem as Map<number | string, Set<string>>, stem(lemma));
+    if (!v) return;
+    for (const off of v.synsets) put(this.bySynset as Map<number | string, Set<string>>, off);
+    for (const off of v.near) put(this.byNear as Map<number | string, Set<string>>, off);
+    for (const off of v.opposite) put(this.byOpposite as Map<number | string, Set<string>>, off);
+  }
+}
+
+const EMPTY_SET: ReadonlySet<number> = new Set();

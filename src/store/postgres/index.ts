@@ -1,0 +1,188 @@
+// The PostgreSQL store: the shared state of several `mcphub up` replicas (docs/team.md). Opening
+// connects, applies pending migrations under an advisory lock (migrations.ts), loads the spaces
+// read on hot paths into memory and starts following their changes (follow.ts). Each instance
+// (one per gateway process) keeps a heartbeat row, so a replica tells a detached call whose owner
+// died from one that still runs elsewhere. Named locks are session advisory locks: a replica that
+// dies releases them with its connection.
+import { hostname } from "node:os";
+import type { PoolClient } from "pg";
+import { StoreUnavailableError } from "../errors.js";
+import type { BlobSpace, DocSpace, LockName, LockOptions, Owner, Store, StoreHealth } from "../types.js";
+import { parseStoreUrl, redactStoreUrl } from "../url.js";
+import { PgBlobs } from "./blobs.js";
+import { Db, lockKey } from "./db.js";
+import { PgDocs, type PgMirror } from "./docs.js";
+import { Follower } from "./follow.js";
+import { PgLog } from "./log.js";
+import { migrate, newerError, schemaState, type SchemaState } from "./migrations.js";
+
+export { MIGRATIONS } from "./migrations.js";
+export type { SchemaState } from "./migrations.js";
+
+/** The spaces read synchronously on hot paths (a token per request, a pin per call). */
+const MIRRORED: readonly DocSpace[] = ["tokens", "definitions", "oauth", "catalog"];
+const HEARTBEAT_MS = 5000;
+/** An instance whose heartbeat is older than this is taken to have died. */
+const DEAD_AFTER_MS = 20_000;
+
+export interface PgOpenOptions {
+  url: string;
+  password?: string;
+  log?: (level: "info" | "warn" | "error", msg: string) => void;
+  migrate?: boolean;
+  /** Keep mirrors and the LISTEN connection (default true; one-shot CLI commands need neither). */
+  follow?: boolean;
+}
+
+export class PgStore implements Store {
+  readonly kind = "postgres" as const;
+  private readonly docSpaces = new Map<DocSpace, PgDocs>();
+  private readonly blobSpaces = new Map<BlobSpace, PgBlobs>();
+  private readonly mirrors = new Map<DocSpace, PgMirror>();
+  private readonly claimed = new Set<string>();
+  private follower: Follower | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
+
+  private constructor(
+    readonly db: Db,
+    readonly where: string,
+  ) {}
+
+  static async open(opts: PgOpenOptions): Promise<PgStore> {
+    const url = parseStoreUrl(opts.url);
+    const where = redactStoreUrl(opts.url);
+    const password = opts.password ?? url.password;
+    const config = { connectionString: url.connection, ...(password !== undefined ? { password } : {}), application_name: "mcphub" };
+    const db = new Db(config, where);
+    const store = new PgStore(db, where);
+    const log = opts.log ?? (() => undefined);
+    try {
+      const c = await db.connect();
+      try {
+        if (opts.migrate ?? true) {
+          const applied = await migrate(c);
+          if (applied.length > 0) log("info", `store: applied migrations ${applied.map((m) => m.version).join(", ")} to ${where}`);
+        } else {
+          const state = await schemaState(c);
+          if (state.newer !== undefined) throw newerError(state.newer);
+        }
+      } finally {
+        c.release();
+      }
+      if (opts.follow ?? true) {
+        for (const space of MIRRORED) store.mirrors.set(space, await store.docs(space).loadMirror());
+        store.follower = new Follower(config, store.mirrors, log, where);
+        await store.follower.start();
+      }
+    } catch (err) {
+      await store.close();
+      if (err instanceof StoreUnavailableError) throw err;
+      throw db.wrap(err);
+    }
+    return store;
+  }
+
+  /** The schema's migrations: applied and pending. */
+  async schema(): Promise<SchemaState> {
+    const c = await this.db.connect();
+    try {
+      return await schemaState(c);
+    } finally {
+      c.release();
+    }
+  }
+
+  docs(space: DocSpace): PgDocs {
+    let d = this.docSpaces.get(space);
+    if (!d) {
+      d = new PgDocs(space, this.db);
+      this.docSpaces.set(space, d);
+    }
+    return d;
+  }
+
+  blobs(space: BlobSpace): PgBlobs {
+    let b = this.blobSpaces.get(space);
+    if (!b) {
+      b = new PgBlobs(space, this.db);
+      this.blobSpaces.set(space, b);
+    }
+    return b;
+  }
+
+  log(): PgLog {
+    return new PgLog(this.db);
+  }
+
+  async withLock<T>(name: LockName, fn: () => Promise<T>, opts: LockOptions = {}): Promise<T> {
+    const key = lockKey(`${name.kind}:${name.server}`);
+    const deadline = Date.now() + (opts.timeoutMs ?? 10_000);
+    const c: PoolClient = await this.db.connect();
+    let broken = false;
+    try {
+      for (;;) {
+        const got = await c.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1) AS ok", [key]);
+        if (got.rows[0]?.ok) break;
+        if (Date.now() >= deadline) throw new Error(`another mcphub replica holds the ${name.kind} lock for ${name.server}; try again`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      try {
+        return await fn();
+      } finally {
+        await c.query("SELECT pg_advisory_unlock($1)", [key]).catch(() => {
+          broken = true;
+        });
+      }
+    } catch (err) {
+      throw this.db.wrap(err);
+    } finally {
+      c.release(broken);
+    }
+  }
+
+  claim(instance: string): void {
+    if (this.claimed.has(instance)) return;
+    this.claimed.add(instance);
+    void this.beat();
+    if (!this.heartbeat) {
+      this.heartbeat = setInterval(() => void this.beat(), HEARTBEAT_MS);
+      this.heartbeat.unref();
+    }
+  }
+
+  private async beat(): Promise<void> {
+    const now = Date.now();
+    for (const instance of this.claimed) {
+      await this.db
+        .query("INSERT INTO mcphub_instances (instance, host, pid, heartbeat) VALUES ($1, $2, $3, $4) ON CONFLICT (instance) DO UPDATE SET heartbeat = EXCLUDED.heartbeat", [instance, hostname(), process.pid, now])
+        .catch(() => undefined); // the store is down: the next beat tries again
+    }
+  }
+
+  async ownerAlive(owner: Owner): Promise<boolean> {
+    if (this.claimed.has(owner.instance)) return true;
+    const rows = await this.db.query<{ heartbeat: string }>("SELECT heartbeat::text FROM mcphub_instances WHERE instance = $1", [owner.instance]);
+    const beat = rows[0] ? Number(rows[0].heartbeat) : undefined;
+    return beat !== undefined && Date.now() - beat < DEAD_AFTER_MS;
+  }
+
+  health(): StoreHealth {
+    const problem = this.db.problem;
+    return { ok: problem === undefined, ...(problem !== undefined ? { problem } : {}), following: this.follower?.following ?? false };
+  }
+
+  /** Waits until the mirrors have applied every change heard so far (tests, export). */
+  async settled(): Promise<void> {
+    await Promise.all([...this.mirrors.values()].map((m) => m.settled()));
+  }
+
+  async close(): Promise<void> {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = undefined;
+    if (this.claimed.size > 0) {
+      await this.db.query("DELETE FROM mcphub_instances WHERE instance = ANY($1)", [[...this.claimed]]).catch(() => undefined);
+    }
+    await this.follower?.stop();
+    await this.db.close().catch(() => undefined);
+  }
+}

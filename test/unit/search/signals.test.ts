@@ -1,0 +1,173 @@
+// The tool-level ranking signals: action agreement (WordNet verb relations), deprecation, name
+// coverage, and pins as tie-breakers. Each test fails when its signal is turned off.
+import { afterEach, describe, expect, it } from "vitest";
+import { SCORER, SearchIndex } from "../../../src/catalog/search/index.js";
+import { ActionIndex, isQuestion, queryActions, toolActions } from "../../../src/catalog/search/signals/action.js";
+import { isDeprecated } from "../../../src/catalog/search/signals/deprecated.js";
+import { wordnet } from "../../../src/catalog/search/text/wordnet.js";
+import { entry, indexOf } from "./entries.js";
+
+const names = (idx: SearchIndex, q: string, prefer?: (ns: string) => boolean): string[] =>
+  idx.search(q, prefer ? { prefer: (e) => prefer(e.namespaced) } : {}).map((m) => m.entry.namespaced);
+
+/** A server whose routing metadata matches a request while its tools' own text does not. */
+function memory(): ReturnType<typeof entry>[] {
+  const meta = { server: "memory", serverDescription: "Persistent knowledge graph", useWhen: ["remember facts about people"] };
+  return [
+    entry({ ...meta, tool: "create_entities", description: "Create multiple new entities in the knowledge graph" }),
+    entry({ ...meta, tool: "delete_entities", description: "Delete multiple entities from the knowledge graph" }),
+    entry({ ...meta, tool: "read_graph", description: "Read the entire knowledge graph" }),
+    entry({ ...meta, tool: "search_nodes", description: "Search for nodes in the knowledge graph based on a query" }),
+  ];
+}
+
+const saved = { ...SCORER };
+afterEach(() => Object.assign(SCORER, saved));
+
+describe("action agreement", () => {
+  it("reads a tool's actions from its name and description, and a request's from its verbs", () => {
+    expect(toolActions({ tool: "create_entities", description: "Create multiple new entities" })).toEqual(["create"]);
+    expect(toolActions({ tool: "write_file", description: "Create a new file or overwrite one" })).toEqual(["write", "create"]);
+    expect(toolActions({ tool: "directory_tree", description: "Get a recursive tree view" })).toEqual(["get"]);
+    // The leading verb counts fully; a word after a determiner is a noun ("a list of tasks").
+    const acts = queryActions("create a file named TODO.md with a list of tasks");
+    expect(acts.map((a) => [a.senses.lemma, a.weight, a.leading])).toEqual([
+      ["create", 1, true],
+      ["name", 0.5, false],
+      ["task", 0.5, false],
+    ]);
+    expect(queryActions("when was it created").map((a) => a.senses.lemma)).toEqual(["create"]);
+  });
+
+  it("relates verbs through WordNet: synonyms, neighbours and antonyms, and the lexicon's intent classes", () => {
+    expect(wordnet.available()).toBe(true);
+    const idx = new ActionIndex();
+    for (const [i, lemma] of ["delete", "create", "read", "repeat", "add"].entries()) idx.add(i, [lemma]);
+    const related = (q: string): Record<string, number> => Object.fromEntries(idx.related(queryActions(q)[0] ?? (() => { throw new Error(q); })()));
+    expect(related("erase the record")["delete"]).toBe(1); // WordNet synset {erase, delete}
+    expect(related("echo what I say")["repeat"]).toBe(1); // WordNet synset {echo, repeat}
+    expect(related("sum these numbers")["add"]).toBe(1); // WordNet synset {sum, add}
+    expect(related("remove the entry")["delete"]).toBe(1); // lexicon: one intent
+    expect(related("show it")["read"]).toBe(1); // lexicon: read / view / show / open
+    expect(related("erase the record")["create"]).toBeUndefined();
+  });
+
+  it("tells apart the tools of a server that the request matches only through the server's text", () => {
+    const idx = indexOf(memory());
+    // No tool's own text holds a word of these requests: only WordNet relates their verbs.
+    const requests: [string, string][] = [
+      ["cancel what you remember about Zephyr", "memory__delete_entities"],
+      ["produce facts to remember about people", "memory__create_entities"],
+      ["hunt through what you remember about people", "memory__search_nodes"],
+    ];
+    SCORER.actionWeight = 0;
+    for (const [q] of requests) expect(new Set(idx.search(q).map((m) => m.score)).size).toBe(1); // all tie on server text
+    SCORER.actionWeight = saved.actionWeight;
+    for (const [q, want] of requests) expect(names(idx, q)[0]).toBe(want);
+  });
+
+  it("ranks by the request's verb when siblings share the other words", () => {
+    const idx = indexOf(memory());
+    expect(names(idx, "create an entity Alice")[0]).toBe("memory__create_entities");
+    expect(names(idx, "delete the entity Alice")[0]).toBe("memory__delete_entities");
+  });
+});
+
+describe("deprecation", () => {
+  it("recognises a declaration, not the word", () => {
+    expect(isDeprecated({ title: "Read File (Deprecated)", description: "Read a file." })).toBe(true);
+    expect(isDeprecated({ description: "Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead." })).toBe(true);
+    expect(isDeprecated({ description: "This tool is deprecated; use v2." })).toBe(true);
+    expect(isDeprecated({ description: "Check if packages are deprecated" })).toBe(false);
+    expect(isDeprecated({ description: "List deprecated APIs in a codebase" })).toBe(false);
+  });
+
+  it("ranks a deprecated tool below its replacement", () => {
+    const idx = indexOf([
+      entry({ server: "files", tool: "read_file", title: "Read File (Deprecated)", description: "Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead." }),
+      entry({ server: "files", tool: "read_text_file", title: "Read Text File", description: "Read the complete contents of a file from the file system as text." }),
+    ]);
+    expect(names(idx, "read the file notes.txt")).toEqual(["files__read_text_file", "files__read_file"]);
+    SCORER.deprecatedWeight = 1;
+    expect(names(idx, "read the file notes.txt")[0]).toBe("files__read_file");
+    SCORER.deprecatedWeight = saved.deprecatedWeight;
+    // Asked for by name, it is still found first.
+    expect(names(idx, "files__read_file")[0]).toBe("files__read_file");
+  });
+});
+
+describe("name coverage", () => {
+  it("puts the sibling whose name the request says more of first", () => {
+    const idx = indexOf([
+      entry({ server: "files", tool: "read_multiple_files", description: "Read the contents of files." }),
+      entry({ server: "files", tool: "read_media_file", description: "Read the contents of files." }),
+    ]);
+    expect(names(idx, "read the media file")[0]).toBe("files__read_media_file");
+    SCORER.nameWeight = 0;
+    expect(new Set(idx.search("read the contents of files").map((m) => m.score)).size).toBe(1);
+  });
+});
+
+describe("pins", () => {
+  const catalogue = [
+    entry({ server: "a", tool: "fetch_page", description: "Fetch a web page." }),
+    entry({ server: "b", tool: "fetch_page", description: "Fetch a web page." }),
+    entry({ server: "c", tool: "fetch_url_as_markdown", description: "Fetch a web page as markdown." }),
+  ];
+
+  it("break ties and never outrank a better match", () => {
+    const idx = indexOf(catalogue);
+    expect(names(idx, "fetch page").slice(0, 2)).toEqual(["a__fetch_page", "b__fetch_page"]);
+    expect(names(idx, "fetch page", (ns) => ns === "b__fetch_page").slice(0, 2)).toEqual(["b__fetch_page", "a__fetch_page"]);
+    // The markdown fetcher is the better match for markdown; a pin on another tool changes nothing.
+    expect(names(idx, "fetch page as markdown", (ns) => ns === "b__fetch_page")[0]).toBe("c__fetch_url_as_markdown");
+  });
+
+  it("apply in a ranking cut to a limit exactly as in the full ranking", () => {
+    const idx = indexOf(catalogue);
+    const prefer = (e: { namespaced: string }): boolean => e.namespaced === "b__fetch_page";
+    const full = idx.search("fetch page", { prefer }).map((m) => m.entry.namespaced);
+    expect(idx.rank("fetch page", { limit: 1, prefer }).matches.map((m) => m.entry.namespaced)).toEqual(full.slice(0, 1));
+  });
+});
+
+describe("declared effect on a tie", () => {
+  // Only the server's use_when holds "remember": every tool ties on server text. What the
+  // ranking can still say is which tools declare they do no harm; read-only and additive
+  // (destructiveHint: false) are one class, so the writers that would store the fact are not
+  // pushed below the readers, and a tool that may destroy comes last.
+  const meta = { server: "memory", serverDescription: "Persistent knowledge graph", useWhen: ["remember facts about people"] };
+  const withEffect = (tool: string, annotations: Record<string, boolean> | undefined) => ({ ...entry({ ...meta, tool, description: "Works on the knowledge graph" }), ...(annotations ? { annotations } : {}) });
+  const catalogue = [
+    withEffect("add_observations", { readOnlyHint: false, destructiveHint: false }),
+    withEffect("delete_entities", { readOnlyHint: false, destructiveHint: true }),
+    withEffect("clear_graph", undefined),
+    withEffect("open_nodes", { readOnlyHint: true }),
+    withEffect("create_entities", { readOnlyHint: false, destructiveHint: false }),
+  ];
+
+  it("orders the tools that do no harm (read-only or additive) by name before those that may destroy", () => {
+    const idx = indexOf(catalogue);
+    expect(names(idx, "remember that Alice prefers tea")).toEqual([
+      "memory__add_observations",
+      "memory__create_entities",
+      "memory__open_nodes",
+      "memory__clear_graph",
+      "memory__delete_entities",
+    ]);
+  });
+
+  it("puts the readers first when the request is a question, and says which requests are", () => {
+    const idx = indexOf(catalogue);
+    expect(names(idx, "what do you remember about Alice")).toEqual([
+      "memory__open_nodes",
+      "memory__add_observations",
+      "memory__create_entities",
+      "memory__clear_graph",
+      "memory__delete_entities",
+    ]);
+    expect(["what do you know", "is there a file called .env?", "did I tell you my favourite colour", "How many"].map(isQuestion)).toEqual([true, true, true, true]);
+    // Modals open polite requests to act; a "that" clause is a statement.
+    expect(["can you read docs/setup.md", "remember that Alice prefers tea", "what's 40 plus 2"].map(isQuestion)).toEqual([false, false, true]);
+  });
+});

@@ -1,0 +1,255 @@
+// The store's contract, run against both implementations: the data directory's files and a real
+// PostgreSQL (a private server, test/helpers/postgres.ts). The same cases hold on both, so a part
+// written against the interface behaves the same on either; the PostgreSQL-only cases cover what
+// replicas rely on: a change on one store reaches another's mirror (LISTEN/NOTIFY), migrations
+// apply once under concurrent starts, locks exclude across connections, a restart is survived.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BlobChangedError, StoreUnavailableError, auditFileName, dayFileName, openStore, type BlobReader, type Store } from "../../../src/store/index.js";
+import { PgStore, MIGRATIONS } from "../../../src/store/postgres/index.js";
+import { startPostgres, type Postgres } from "../../helpers/postgres.js";
+
+let pg: Postgres | undefined;
+let skip = "";
+const dirs: string[] = [];
+
+beforeAll(async () => {
+  const started = await startPostgres();
+  if ("skip" in started) skip = started.skip;
+  else pg = started;
+}, 120_000);
+
+afterAll(() => {
+  pg?.destroy();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), "mcphub-store-"));
+  dirs.push(d);
+  return d;
+}
+
+async function open(kind: "files" | "postgres", dataDir = tempDir()): Promise<Store> {
+  if (kind === "files") return openStore({ dataDir });
+  if (!pg) throw new Error(skip);
+  return openStore({ dataDir, url: pg.url });
+}
+
+/** Waits (up to 5 s) until `check` holds. */
+async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe.each(["files", "postgres"] as const)("the %s store", (kind) => {
+  it.skipIf(kind === "postgres" && skip !== "")(`documents: create, put, update, remove, list${kind === "postgres" ? "" : ""}`, async (ctx) => {
+    if (kind === "postgres" && !pg) return ctx.skip(skip);
+    const store = await open(kind);
+    try {
+      const docs = store.docs("detached");
+      const key = `call_${kind}_${Date.now()}`;
+      expect(await docs.get(key)).toBeUndefined();
+      expect(await docs.create(key, Buffer.from("one"))).toBe(true);
+      expect(await docs.create(key, Buffer.from("two"))).toBe(false);
+      const first = await docs.get(key);
+      expect(first?.bytes.toString()).toBe("one");
+      await docs.put(key, Buffer.from("three"));
+      const second = await docs.get(key);
+      expect(second?.bytes.toString()).toBe("three");
+      expect(second?.version).not.toBe(first?.version);
+      const seen = await docs.update(key, (cur) => ({ write: Buffer.from(`${cur?.toString()}+`), value: cur?.toString() }));
+      expect(seen).toBe("three");
+      expect((await docs.get(key))?.bytes.toString()).toBe("three+");
+      expect((await docs.list()).map((e) => e.key)).toContain(key);
+      expect(await docs.removeIfOlder(key, Date.now() - 60_000)).toBe(false);
+      expect(await docs.remove(key)).toBe(true);
+      expect(await docs.remove(key)).toBe(false);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("update is a read-modify-write that concurrent writers never lose", async (ctx) => {
+    if (kind === "postgres" && !pg) return ctx.skip(skip);
+    const dataDir = tempDir();
+    const a = await open(kind, dataDir);
+    const b = await open(kind, dataDir);
+    try {
+      const bump = (s: Store) => s.docs("tokens").update("tokens", (cur) => ({ write: Buffer.from(String(Number(cur?.toString() ?? "0") + 1)), value: undefined }));
+      await Promise.all(Array.from({ length: 20 }, (_, i) => bump(i % 2 ? a : b)));
+      expect((await a.docs("tokens").get("tokens"))?.bytes.toString()).toBe("20");
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it("blobs: a multi-chunk blob reads back by range, a replaced one is seen as changed", async (ctx) => {
+    if (kind === "postgres" && !pg) return ctx.skip(skip);
+    const store = await open(kind);
+    try {
+      const blobs = store.blobs("results");
+      const bytes = Buffer.alloc(3 * (1 << 20) + 12345);
+      for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 31) & 0xff;
+      const w = await blobs.create("blob1");
+      for (let off = 0; off < bytes.length; off += 700_001) await w.write([bytes.subarray(off, Math.min(bytes.length, off + 700_001))]);
+      expect(await blobs.stat("blob1")).toBeUndefined(); // not before commit
+      await w.commit();
+      const st = await blobs.stat("blob1");
+      expect(st?.size).toBe(bytes.length);
+      const r = await blobs.open("blob1");
+      if (!r) throw new Error("no blob");
+      const part = Buffer.alloc(2_000_000);
+      await r.read(part, (1 << 20) - 17);
+      expect(part.equals(bytes.subarray((1 << 20) - 17, (1 << 20) - 17 + part.length))).toBe(true);
+      await expect(r.read(Buffer.alloc(10), bytes.length - 5)).rejects.toThrow();
+      await r.close();
+      // Replaced: a reader opened at the old version does not get the new bytes.
+      const w2 = await blobs.create("blob1");
+      await w2.write([Buffer.from("new")]);
+      await w2.commit();
+      if (!st) throw new Error("no stat");
+      const stale: unknown = await blobs.openAt(st).catch((err: unknown) => err);
+      if (stale instanceof Error) expect(stale).toBeInstanceOf(BlobChangedError);
+      else await expect((stale as BlobReader).read(Buffer.alloc(3), 0)).rejects.toBeInstanceOf(BlobChangedError);
+      const aborted = await blobs.create("blob2");
+      await aborted.write([Buffer.from("gone")]);
+      await aborted.abort();
+      expect(await blobs.stat("blob2")).toBeUndefined();
+      expect(await blobs.remove("blob1")).toBe(true);
+      expect(await blobs.open("blob1")).toBeUndefined();
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("logs: appended lines come back whole, by segment, and prune drops old days", async (ctx) => {
+    if (kind === "postgres" && !pg) return ctx.skip(skip);
+    const store = await open(kind);
+    const log = store.log();
+    try {
+      const now = Date.now();
+      const old = now - 10 * 86_400_000;
+      await log.append(dayFileName(old), ['{"ts":1}\n']);
+      await log.append(dayFileName(now), ['{"a":1}\n', '{"a":2}\n']);
+      await log.append(dayFileName(now), ['{"a":3}\n']);
+      await log.append(auditFileName(now), ['{"audit":1}\n']);
+      const segs = await log.segments("calls");
+      expect(segs.map((s) => s.name)).toEqual([dayFileName(old), dayFileName(now)]);
+      let text = "";
+      let end = 0;
+      for await (const batch of (segs[1] as (typeof segs)[number]).read(0)) {
+        text += batch.text;
+        end = batch.end;
+      }
+      expect(text).toBe('{"a":1}\n{"a":2}\n{"a":3}\n');
+      await log.append(dayFileName(now), ['{"a":4}\n']);
+      let tail = "";
+      for await (const batch of (segs[1] as (typeof segs)[number]).read(end)) tail += batch.text;
+      expect(tail).toBe('{"a":4}\n');
+      expect((await log.segments("calls", now - 3600_000)).map((s) => s.name)).toEqual([dayFileName(now)]);
+      expect(await log.prune(now - 2 * 86_400_000)).toEqual([dayFileName(old)]);
+      expect((await log.segments("audit")).length).toBe(1);
+    } finally {
+      await log.close();
+      await store.close();
+    }
+  });
+
+  it("a named lock excludes across stores", async (ctx) => {
+    if (kind === "postgres" && !pg) return ctx.skip(skip);
+    const dataDir = tempDir();
+    const a = await open(kind, dataDir);
+    const b = await open(kind, dataDir);
+    try {
+      let inside = 0;
+      let most = 0;
+      const hold = (s: Store) =>
+        s.withLock({ kind: "oauth-refresh", server: "srv" }, async () => {
+          inside++;
+          most = Math.max(most, inside);
+          await new Promise((r) => setTimeout(r, 30));
+          inside--;
+        });
+      await Promise.all([hold(a), hold(b), hold(a), hold(b)]);
+      expect(most).toBe(1);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});
+
+describe("PostgreSQL only", () => {
+  it("a change on one replica's store reaches another's mirror (LISTEN/NOTIFY), deletes too", async (ctx) => {
+    if (!pg) return ctx.skip(skip);
+    const a = await open("postgres");
+    const b = await open("postgres");
+    try {
+      const heard: (string | undefined)[] = [];
+      const stop = b.docs("tokens").mirror().watch((k) => heard.push(k));
+      await a.docs("tokens").put("tokens", Buffer.from("v1"));
+      // The writer's own mirror answers at once.
+      expect(a.docs("tokens").mirror().peek("tokens")?.bytes().toString()).toBe("v1");
+      await until(() => b.docs("tokens").mirror().peek("tokens")?.bytes().toString() === "v1", "the other mirror");
+      expect(heard).toContain("tokens");
+      await a.docs("tokens").remove("tokens");
+      await until(() => b.docs("tokens").mirror().peek("tokens") === undefined, "the delete to arrive");
+      stop();
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it("migrations apply once when replicas start together, and status lists them", async (ctx) => {
+    if (!pg) return ctx.skip(skip);
+    const url = pg.url.replace(/\/mcphub$/, "/postgres").replace("mcphub@", "postgres@");
+    const admin = await PgStore.open({ url, follow: false, migrate: false }).catch(() => undefined);
+    // A fresh database for this case, so it starts from an empty schema.
+    const db = `fresh_${Date.now()}`;
+    await admin?.db.query(`CREATE DATABASE ${db} OWNER mcphub`);
+    await admin?.close();
+    const freshUrl = pg.url.replace(/\/mcphub$/, `/${db}`);
+    const stores = await Promise.all(Array.from({ length: 4 }, () => PgStore.open({ url: freshUrl, follow: false })));
+    try {
+      const state = await (stores[0] as PgStore).schema();
+      expect(state.applied.map((m) => m.version)).toEqual(MIGRATIONS.map((m) => m.version));
+      expect(state.pending).toEqual([]);
+      // A store newer than this build is refused with a message that says what to do.
+      await (stores[0] as PgStore).db.query("INSERT INTO mcphub_schema (version, name) VALUES (9999, 'future')");
+      await expect(PgStore.open({ url: freshUrl, follow: false })).rejects.toThrow(/newer than this mcphub knows.*upgrade mcphub/);
+    } finally {
+      for (const s of stores) await s.close();
+    }
+  });
+
+  it("PostgreSQL restarting: calls fail with a clear error meanwhile and the store recovers, mirrors included", async (ctx) => {
+    if (!pg) return ctx.skip(skip);
+    const a = await open("postgres");
+    const b = await open("postgres");
+    try {
+      await a.docs("definitions").put("srv", Buffer.from("before"));
+      pg.stop();
+      const err = await a.docs("detached").get("x").catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(StoreUnavailableError);
+      expect(String((err as Error).message)).toMatch(/cannot be reached/);
+      expect(String((err as Error).message)).not.toMatch(/password/i);
+      await until(() => !b.health().following, "the follower to notice");
+      pg.start();
+      await until(async () => (await a.docs("detached").get("x").then(() => true, () => false)), "queries to work again");
+      await until(() => b.health().following, "the follower to reconnect");
+      await a.docs("definitions").put("srv", Buffer.from("after"));
+      await until(() => b.docs("definitions").mirror().peek("srv")?.bytes().toString() === "after", "the mirror to follow again");
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  }, 120_000);
+});
