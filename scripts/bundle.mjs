@@ -58,6 +58,10 @@ await Promise.all([
     outExtension: { ".js": ".cjs" },
     define: { "import.meta.url": "__mcphubBundleUrl", "import.meta.dirname": "__dirname", "import.meta.filename": "__filename" },
     banner: { js: "var __mcphubBundleUrl = require('node:url').pathToFileURL(__filename).href;" },
+    // The bundle runs as a vm.Script, where a dynamic import() goes through Node 20's experimental
+    // loader hook and prints an ExperimentalWarning on stderr. What is left of import() after
+    // bundling is of node built-ins (the OTLP exporter loads http/https so): require them instead.
+    supported: { "dynamic-import": false },
   }),
   build({
     ...common,

@@ -5,6 +5,7 @@
 import { parseStoreUrl } from "../store/url.js";
 import { z } from "zod";
 import { parseBytes, parseDuration } from "../util/units.js";
+import { agentLimitsSchema, makeServerLimitsSchema, telemetrySchema } from "./ops.js";
 import { effectsSchema, guardIssues, makePolicySchema } from "./policy.js";
 import { sandboxSchema } from "./sandbox.js";
 
@@ -168,6 +169,8 @@ export const serverSchema = z
     effects: effectsSchema.optional(),
     pin_definitions: z.boolean().optional(),
     quarantine: z.boolean().optional(),
+    // Operations (docs/operations.md): calls to this server at once, across all agents.
+    limits: makeServerLimitsSchema(durationSchema).optional(),
     // Confinement of a stdio server's process (docs/sandbox.md). After loading, this is the
     // effective setting: the server's own combined with the top-level default (config/sandbox.ts).
     sandbox: sandboxSchema.optional(),
@@ -252,6 +255,7 @@ export const agentSchema = z.strictObject({
   pin: z.array(z.string()).optional(),
   tool_schema_budget: byteSizeSchema.optional(),
   policy: policySchema.optional(),
+  limits: agentLimitsSchema.optional(),
 });
 
 /**
@@ -343,6 +347,9 @@ export const configSchema = z
     policy: policySchema.optional(),
     effects: effectsSchema.optional(),
     quarantine: z.boolean().default(false),
+    // Operations (docs/operations.md): every agent's default call limits, telemetry exports.
+    limits: agentLimitsSchema.optional(),
+    telemetry: telemetrySchema.optional(),
     // Team mode: the shared state in PostgreSQL (docs/team.md); absent, the data directory's files.
     store: z.string().describe("postgres://USER@HOST:PORT/DB").optional(),
     // Host headers the HTTP daemon accepts besides its own address: the name a load balancer in
@@ -432,13 +439,34 @@ export const configSchema = z
       }
     }
     for (const issue of guardIssues(c, (name) => unknownServer(name, servers))) ctx.addIssue({ code: "custom", ...issue });
+    const metricsListen = c.telemetry?.metrics?.listen;
+    if (metricsListen !== undefined) {
+      const addr = parseListen(metricsListen);
+      if (!addr) ctx.addIssue({ code: "custom", path: ["telemetry", "metrics", "listen"], message: 'listen must be HOST:PORT on loopback, e.g. "127.0.0.1:9464"' });
+      else if (!isLoopbackAddress(addr.host)) {
+        ctx.addIssue({ code: "custom", path: ["telemetry", "metrics", "listen"], message: `the metrics port listens on loopback only (127.0.0.1, ::1 or localhost), not ${addr.host}` });
+      }
+    }
+    c.telemetry?.metrics?.scrape_agents?.forEach((a, i) => {
+      if (!Object.hasOwn(c.agents, a)) {
+        const known = Object.keys(c.agents).sort();
+        ctx.addIssue({ code: "custom", path: ["telemetry", "metrics", "scrape_agents", i], message: `unknown agent "${a}"${known.length ? `; configured agents: ${known.join(", ")}` : " (no agents are configured)"}` });
+      }
+    });
   });
+
+/** Whether a host names this machine's loopback interface (localhost, ::1, 127.x.x.x). */
+export function isLoopbackAddress(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, "").toLowerCase();
+  return h === "localhost" || h === "::1" || /^127\.\d+\.\d+\.\d+$/.test(h);
+}
 
 export type ServerConfig = z.output<typeof serverSchema>;
 export type OAuthConfig = z.output<typeof oauthSchema>;
 export type AgentConfig = z.output<typeof agentSchema>;
 export type Config = z.output<typeof configSchema>;
 export type EmbeddingsConfig = z.output<typeof embeddingsSchema>;
+export type { AgentLimits, ServerLimits, TelemetryConfig } from "./ops.js";
 export type RawConfig = z.input<typeof configSchema>;
 
 /** The server a pin names ("github", "github__*", "github__search" → "github"). */

@@ -9,6 +9,8 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Prompt, Resource, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ServerConfig } from "../config/schema.js";
 import { formatDuration } from "../util/units.js";
+import { outsideLogRequest } from "../util/log.js";
+import { outsideTrace } from "../telemetry/index.js";
 import { backoffDelay, type BackoffPolicy } from "./backoff.js";
 import type { SecretMask } from "./secret-mask.js";
 import { sanitizeLine, sanitizeText, sensitiveEnvValues } from "./sanitize.js";
@@ -373,7 +375,13 @@ export class Downstream {
     this.retryTimer = undefined;
     this.setState("connecting");
     const token: SessionToken = { dirty: new Set() };
-    this.connecting = (async () => {
+    // The connection is shared, not the call's that may have started it: its events (and their
+    // log lines) belong to no request and no trace.
+    this.connecting = outsideTrace(() => outsideLogRequest(() => this.open(token)));
+  }
+
+  private open(token: SessionToken): Promise<void> {
+    return (async () => {
       try {
         const session = await openSession({
           name: this.name,

@@ -4,6 +4,8 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { traceHeaders } from "../telemetry/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
@@ -164,6 +166,17 @@ export class ConnectError extends Error {
   }
 }
 
+/** A fetch that adds the W3C trace context of the current span (a no-op while tracing is off). */
+function tracedFetch(base: FetchLike): FetchLike {
+  return (input, init) => {
+    const trace = traceHeaders();
+    if (!trace) return base(input, init);
+    const headers = new Headers(init?.headers);
+    for (const [k, v] of Object.entries(trace)) headers.set(k, v);
+    return base(input, { ...init, headers });
+  };
+}
+
 export async function openSession(opts: OpenSessionOptions): Promise<Session> {
   const { name, cfg, secrets } = opts;
   const parentEnv = opts.parentEnv ?? process.env;
@@ -187,8 +200,9 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
       const url = new URL(cfg.url);
       const requestInit: RequestInit = { headers };
       authSession = opts.auth?.sessionFor(name, cfg);
-      const signed = authSession ? { fetch: authSession.fetch } : {};
-      transport = cfg.transport === "sse" ? new SSEClientTransport(url, { requestInit, ...signed }) : new StreamableHTTPClientTransport(url, { requestInit, ...signed });
+      // The current span's traceparent goes with every request (when tracing is on).
+      const fetch = tracedFetch(authSession ? authSession.fetch : globalThis.fetch);
+      transport = cfg.transport === "sse" ? new SSEClientTransport(url, { requestInit, fetch }) : new StreamableHTTPClientTransport(url, { requestInit, fetch });
     } else {
       let vaultEnv: Record<string, string> | undefined;
       if (cfg.vault !== undefined) {

@@ -19,7 +19,7 @@ import { connectionFingerprint } from "../downstream/identity.js";
 import { Supervisor, type ReconcileResult } from "../downstream/supervisor.js";
 import type { SecretResolver } from "../downstream/types.js";
 import { canonicalJson } from "../util/json/canonical.js";
-import { Telemetry } from "../telemetry/index.js";
+import { configureTracing, NO_METRICS, shutdownTracing, Telemetry, traceSpan, type Metrics } from "../telemetry/index.js";
 import { DetachedJournal } from "../vault/detached.js";
 import { openKeyring, type Keyring } from "../vault/keys.js";
 import { ResultStore } from "../vault/results.js";
@@ -29,6 +29,8 @@ import { VERSION } from "../version.js";
 import { Guard } from "../guard/index.js";
 import type { Logger } from "../util/log.js";
 import { DetachedRegistry, type CallPorts } from "./call/index.js";
+import { Limiter } from "./limits/index.js";
+import { observeStore, registerHubGauges } from "./observe.js";
 import { Passthrough } from "./passthrough/index.js";
 import { Scope } from "./policy/index.js";
 import { AgentView } from "./view.js";
@@ -44,6 +46,10 @@ export interface HubOptions {
   configPath?: string;
   /** A stdio gateway: exactly one upstream session, which owns every downstream connection. */
   singleSession?: boolean;
+  /** Where calls, stores and state are counted (the daemon's /metrics); none by default. */
+  metrics?: Metrics;
+  /** The limits' clock (tests); Date.now by default. */
+  now?: () => number;
   /** The shared state (PostgreSQL in team mode); absent, the data directory's files. */
   store?: Store;
   /** Every known harness's config file (the CLI owns the harness registry): hidden from sandboxes. */
@@ -77,6 +83,9 @@ export class Hub {
   readonly guard: Guard;
   /** What the call pipeline may use of this hub (gateway/call/context.ts). */
   readonly calls: CallPorts;
+  /** Call limits and the ledger of calls in flight (docs/operations.md#limits). */
+  readonly limits: Limiter;
+  readonly metrics: Metrics;
   private readonly views = new Map<string, AgentView>();
   /** Supervisor generation last applied to the catalogue, per server (avoids re-indexing twice). */
   private readonly applied = new Map<string, number>();
@@ -157,8 +166,17 @@ export class Hub {
     this.cache.prune(new Set(Object.keys(config.servers)));
     for (const name of this.startable()) this.loadCached(name);
     this.telemetry = Telemetry.open({ dataDir: opts.dataDir, ...(opts.store ? { store: opts.store } : {}) });
+    this.metrics = opts.metrics ?? NO_METRICS;
+    const metrics = this.metrics;
+    if (metrics.enabled) this.telemetry.onAudit((r) => metrics.guardrail(r.event, r.reason, r.agent));
+    this.limits = new Limiter({ config: () => this.config, ...(opts.now ? { now: opts.now } : {}) });
+    registerHubGauges(metrics, { snapshots: () => this.supervisor.snapshots(), limits: this.limits });
+    this.applyTracing(config);
     // The vault is opened in the background: initialize and tools/list never wait for it.
-    this.stores = openStores(opts, openOnce).catch((err: unknown) => ({ error: errorText(err) }));
+    this.stores = openStores(opts, openOnce).then(
+      (s) => ({ results: observeStore(s.results, "results", metrics), journal: observeStore(s.journal, "detached", metrics) }),
+      (err: unknown) => ({ error: errorText(err) }),
+    );
     this.detached = new DetachedRegistry({
       journal: () => this.journal(),
       log: opts.log,
@@ -181,30 +199,45 @@ export class Hub {
         command: (args) => this.operatorCommand(args),
       },
       guard: this.guard,
+      // The downstream call is a client span of its own (an HTTP downstream gets its traceparent).
       send: (caller, entry, args, o) =>
-        this.passthrough.run(
-          caller,
-          entry.server,
-          (route) =>
-            this.supervisor.callTool(entry.server, entry.wire, args, {
-              ...route,
-              ...o.limits,
-              ...(o.signal ? { signal: o.signal } : {}),
-              ...(o.onProgress ? { onProgress: o.onProgress } : {}),
-              ...(o.task ? { task: o.task } : {}),
-              // The pass-through routes by the downstream's task id; the registry mirrors its status.
-              onTask: (t) => {
-                route.onTask?.(t);
-                o.onTask?.(t);
-              },
-            }),
-          o.signal,
+        traceSpan(
+          `tools/call ${entry.wire}`,
+          () =>
+            this.passthrough.run(
+              caller,
+              entry.server,
+              (route) =>
+                this.supervisor.callTool(entry.server, entry.wire, args, {
+                  ...route,
+                  ...o.limits,
+                  ...(o.signal ? { signal: o.signal } : {}),
+                  ...(o.onProgress ? { onProgress: o.onProgress } : {}),
+                  ...(o.task ? { task: o.task } : {}),
+                  // The pass-through routes by the downstream's task id; the registry mirrors its status.
+                  onTask: (t) => {
+                    route.onTask?.(t);
+                    o.onTask?.(t);
+                  },
+                }),
+              o.signal,
+            ),
+          { "mcp.method.name": "tools/call", "gen_ai.tool.name": entry.wire, "mcphub.server": entry.server },
+          "client",
         ),
       results: { store: () => this.resultStore(), problem: () => this.vaultProblem() },
       telemetry: { record: (rec) => telemetry.record(rec) },
       detached: this.detached,
       log: this.opts.log,
+      limits: this.limits,
+      metrics: this.metrics,
     };
+  }
+
+  /** Starts, changes or stops the OTLP exporter for `telemetry.otlp` (loaded only when set). */
+  private applyTracing(config: Config): void {
+    const otlp = config.telemetry?.otlp;
+    configureTracing(otlp, VERSION).catch((err: unknown) => this.log.warn(`tracing: could not start the OTLP exporter (${errorText(err)}); no spans are exported`));
   }
 
   get config(): Config {
@@ -423,6 +456,9 @@ export class Hub {
     this.views.clear();
     // Pinning, quarantine, effects or policies may have changed: record and re-derive.
     this.guard.observeAll();
+    // Calls waiting in a server's queue look at the new limits; tracing follows telemetry.otlp.
+    this.limits.reconfigure();
+    this.applyTracing(next);
     const summary: ReloadSummary = { ...diff, ...settingChanges(prev, next) };
     for (const l of [...this.reloadListeners]) {
       try {
@@ -462,6 +498,8 @@ export class Hub {
     this.auth.close();
     await this.semantic?.close();
     await this.telemetry.close();
+    // The spans still queued are sent before the process ends.
+    await shutdownTracing();
   }
 
   /** Enabled servers in this process's scope (the stdio gateway's agent; all for the daemon). */
@@ -535,7 +573,9 @@ export function settingChanges(prev: Config, next: Config): { settings: string[]
   }
   // The listener address is bound once; the stores were opened with the old retention; the
   // semantic search (search.embeddings) is built with the hub.
-  const needsRestart = settings.filter((k) => k === "listen" || k === "result_retention" || k === "search" || k === "store" || k === "allowed_hosts");
+  const needsRestart: string[] = settings.filter((k) => k === "listen" || k === "result_retention" || k === "search" || k === "store" || k === "allowed_hosts");
+  // The metrics port of `mcp serve` is bound once; telemetry.otlp applies at once.
+  if (canonicalJson(prev.telemetry?.metrics ?? null) !== canonicalJson(next.telemetry?.metrics ?? null)) needsRestart.push("telemetry.metrics");
   return { settings: settings.sort(), needsRestart };
 }
 

@@ -15,3 +15,4 @@ export { AgentView } from "./view.js";
 export { Scope } from "./policy/index.js";
 export { serverStatus, type ServerStatus } from "./server-status.js";
 export { directCallParams } from "./direct-calls.js";
+export type { AgentLimitState, LimitsSnapshot, ServerLimitState } from "./limits/index.js";

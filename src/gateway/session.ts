@@ -28,9 +28,11 @@ import { isNamespaced } from "../config/schema.js";
 import { canonicalJson } from "../util/json/canonical.js";
 import { nestedTooDeep } from "../util/json/depth.js";
 import { VERSION } from "../version.js";
-import { callContext, downstreamFailure, runCall } from "./call/index.js";
+import { callContext, downstreamFailure, LIMITED_ERROR_CODE, limitErrorData, runCall } from "./call/index.js";
 import { routeCallsDirectly, type CallHandler } from "./direct-calls.js";
 import { errorText } from "../util/errors.js";
+import { logsCarryRequests, withLogRequest } from "../util/log.js";
+import { traceRequest, tracingEnabled } from "../telemetry/index.js";
 import type { Hub } from "./hub.js";
 import {
   HOWTO_URI,
@@ -61,11 +63,16 @@ export interface Session {
   dispose(): void;
 }
 
+/** Management tools whose answer time is the metrics' discovery latency. */
+const DISCOVERY: ReadonlySet<string> = new Set(["search_tools", "resolve_tool", "describe_tool", "list_servers"]);
+/** Numbers sessions within the process, so a log line's request id names its session too. */
+let sessions = 0;
 /** Deeper tool arguments are refused (no real tool takes them; far deeper ones overflow the stack). */
 export const MAX_ARGUMENT_DEPTH = 512;
 
 export function createSession(hub: Hub, initialView: AgentView): Session {
   let view = initialView;
+  const sessionNo = ++sessions;
   const server = new Server(
     { name: "mcphub", version: VERSION },
     {
@@ -86,7 +93,18 @@ export function createSession(hub: Hub, initialView: AgentView): Session {
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: view.advertisement().tools }));
 
-  const callTool: CallHandler = async (params, extra) => {
+  // Every upstream tools/call: a span of its own when tracing is on (the root of the call's tree,
+  // or a child of the client's traceparent), and its id on every log line it causes (JSON logs).
+  const callTool: CallHandler = (params, extra) => {
+    const run = tracingEnabled()
+      ? () =>
+          traceRequest(`tools/call ${params.name}`, { "mcp.method.name": "tools/call", "gen_ai.tool.name": params.name, "mcphub.agent": view.owner, "mcphub.session": sessionNo }, () =>
+            handleCall(params, extra),
+          )
+      : () => handleCall(params, extra);
+    return logsCarryRequests() ? withLogRequest(`${sessionNo}:${String(extra.requestId).slice(0, 64)}`, run) : run();
+  };
+  const handleCall: CallHandler = async (params, extra) => {
     const token = extra.progressToken;
     const ctx: ToolContext = {
       hub,
@@ -109,6 +127,14 @@ export function createSession(hub: Hub, initialView: AgentView): Session {
     }
     // No published downstream name is a management alias: the mount plan refuses those.
     const management = managementToolFor(name);
+    if (management && hub.metrics.enabled && DISCOVERY.has(management)) {
+      const started = performance.now();
+      try {
+        return await runManagementTool(management, ctx, params.arguments);
+      } finally {
+        hub.metrics.discovery(management, (performance.now() - started) / 1000);
+      }
+    }
     if (management) return runManagementTool(management, ctx, params.arguments);
     return callMounted(ctx, name, params.arguments);
   };
@@ -344,6 +370,9 @@ async function callMounted(ctx: ToolContext, name: string, args: unknown): Promi
     case "out_of_scope":
     case "busy":
       throw new McpError(ErrorCode.InvalidParams, outcome.message);
+    case "limited":
+      // Answered at once, as a protocol error a client can tell apart: the limit and when to retry.
+      throw new WireError(LIMITED_ERROR_CODE, outcome.message, limitErrorData(outcome.refusal));
     case "not_found":
       throw new McpError(ErrorCode.InvalidParams, `unknown tool "${name}" (${String(outcome.document.error)}); try ${advertisedName("search_tools", ctx.view.naming)}`);
     case "accepted":

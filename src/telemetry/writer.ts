@@ -40,6 +40,7 @@ export class Telemetry {
   private pruning: Promise<void> | undefined;
   private closed = false;
   private droppedCount = 0;
+  private auditListener: ((r: AuditRecord) => void) | undefined;
 
   private constructor(
     private readonly store: Store,
@@ -70,8 +71,18 @@ export class Telemetry {
     });
   }
 
+  /** Hears every audit record as it is written (the metrics count guardrail events). */
+  onAudit(listener: (r: AuditRecord) => void): void {
+    this.auditListener = listener;
+  }
+
   /** An audit record of the guardrails (same queue and guarantees, its own day file). */
   audit(r: AuditRecord): void {
+    try {
+      this.auditListener?.(r);
+    } catch {
+      // Metrics are best effort, as the record itself is.
+    }
     this.enqueue(() => {
       const ts = Number.isFinite(r.ts) && r.ts > 0 ? r.ts : Date.now();
       const line = encodeAudit({ ...r, ts });

@@ -3,6 +3,12 @@
 // callers log only fixed messages and already-sanitised downstream errors. A daemon's lines
 // (`mcphub up`) carry the time in UTC, except under systemd, where the journal stamps every line
 // itself (JOURNAL_STREAM names our stderr's device and inode).
+//
+// Two formats: the human lines (`mcphub: warn: ...`, the default) and `--log-format json`, one
+// JSON object a line with the time, the level, the message and, for a line written while a tool
+// call is handled, that request's id and its trace id (when tracing is on), so a log pipeline can
+// join lines to requests and traces.
+import { AsyncLocalStorage } from "node:async_hooks";
 import { fstatSync } from "node:fs";
 
 export interface Logger {
@@ -11,15 +17,66 @@ export interface Logger {
   error(msg: string): void;
 }
 
+export type LogFormat = "text" | "json";
+export const LOG_FORMATS: readonly LogFormat[] = ["text", "json"];
+
 const LEVELS = { info: 0, warn: 1, error: 2, off: 3 } as const;
 type Level = keyof typeof LEVELS;
+export type LogLevel = Exclude<Level, "off">;
 
-/** `stamp`: a daemon's lines carry the time (timestamper below); a stdio gateway's do not. */
-export function stderrLogger(env: NodeJS.ProcessEnv = process.env, prefix = "mcphub", stamp: (line: string) => string = (l) => l): Logger {
+/** The request a log line belongs to; set only while JSON lines are written (requestScope). */
+const requests = new AsyncLocalStorage<string>();
+let jsonLines = false;
+let traceIdSource: (() => string | undefined) | undefined;
+
+/** Whether lines carry request ids (JSON format): callers skip the request scope otherwise. */
+export function logsCarryRequests(): boolean {
+  return jsonLines;
+}
+
+/** Runs `fn` with `requestId` as the request of every line it logs (only in JSON format). */
+export function withLogRequest<T>(requestId: string, fn: () => T): T {
+  return jsonLines ? requests.run(requestId, fn) : fn();
+}
+
+/**
+ * Runs `fn` outside any request: for work a request starts but does not own (a shared downstream
+ * connection opened on a call's behalf), whose later lines must not name that request.
+ */
+export function outsideLogRequest<T>(fn: () => T): T {
+  return jsonLines ? requests.exit(fn) : fn();
+}
+
+/** Where JSON lines find the current trace id (the tracing part registers itself). */
+export function setLogTraceSource(source: (() => string | undefined) | undefined): void {
+  traceIdSource = source;
+}
+
+/** One log line in the format, with its newline. */
+export function formatLogLine(format: LogFormat, level: LogLevel, msg: string, prefix = "mcphub"): string {
+  if (format === "text") return `${prefix}: ${level}: ${msg}\n`;
+  const requestId = requests.getStore();
+  const traceId = traceIdSource?.();
+  return `${JSON.stringify({
+    ts: new Date().toISOString(),
+    level,
+    msg,
+    ...(requestId !== undefined ? { request_id: requestId } : {}),
+    ...(traceId !== undefined ? { trace_id: traceId } : {}),
+  })}\n`;
+}
+
+/**
+ * `format`: human lines or JSON objects. `stamp` (human lines only): a daemon's lines carry the
+ * time (timestamper below); a stdio gateway's do not. A JSON line has its own `ts`.
+ */
+export function stderrLogger(env: NodeJS.ProcessEnv = process.env, prefix = "mcphub", format: LogFormat = "text", stamp: (line: string) => string = (l) => l): Logger {
   const raw = (env.MCPHUB_LOG_LEVEL ?? "warn").toLowerCase();
   const min = LEVELS[(raw in LEVELS ? raw : "warn") as Level];
-  const write = (level: Exclude<Level, "off">, msg: string) => {
-    if (LEVELS[level] >= min) process.stderr.write(`${stamp(`${prefix}: ${level}: ${msg}`)}\n`);
+  if (format === "json") jsonLines = true;
+  const write = (level: LogLevel, msg: string) => {
+    if (LEVELS[level] < min) return;
+    process.stderr.write(format === "json" ? formatLogLine(format, level, msg, prefix) : `${stamp(`${prefix}: ${level}: ${msg}`)}\n`);
   };
   return {
     info: (m) => write("info", m),

@@ -58,10 +58,12 @@ export function admit(ctx: CallContext): CallOutcome | undefined {
 export async function confirm(ctx: CallContext): Promise<CallOutcome | undefined> {
   const gate = ctx.gate;
   if (!gate || gate.confirmRule === undefined) return undefined;
+  const asked = performance.now();
   const refusal = await ctx.ports.guard.confirm(ctx.view.agent, entryOf(ctx), gate, ctx.args, {
     ask: askOnSession(ctx.caller),
     signal: ctx.signal,
     via: ctx.via,
   });
+  ctx.waitMs += performance.now() - asked;
   return refusal ? { kind: "not_sent", reason: refusal.reason, document: refusal.document } : undefined;
 }

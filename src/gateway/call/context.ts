@@ -9,9 +9,10 @@ import type { Catalog } from "../../catalog/catalog.js";
 import type { CatalogEntry, JsonObject } from "../../catalog/types.js";
 import type { Config } from "../../config/schema.js";
 import type { Guard, Gate, RefusalReason } from "../../guard/index.js";
-import type { CallRecord } from "../../telemetry/index.js";
+import type { CallRecord, Metrics } from "../../telemetry/index.js";
 import type { Logger } from "../../util/log.js";
 import type { ResultStore } from "../../vault/results.js";
+import type { Lease, Limiter, LimitRefusal } from "../limits/index.js";
 import type { Caller } from "../passthrough/index.js";
 import type { AgentView } from "../view.js";
 
@@ -93,6 +94,10 @@ export interface CallPorts {
   telemetry: { record(rec: CallRecord): void };
   detached: DetachedCalls;
   log: Logger;
+  /** Call limits and the ledger of calls in flight (the limit stage). */
+  limits: Pick<Limiter, "acquire">;
+  /** Where the record stage counts the call (NO_METRICS where no /metrics is served). */
+  metrics: Metrics;
 }
 
 /** How a call ended, for the door that made it to render (session.ts, tools/call-tool.ts). */
@@ -113,6 +118,8 @@ export type CallOutcome =
   | { kind: "not_sent"; reason: "invalid_arguments" | RefusalReason; document: JsonObject }
   /** The call may not start now (detached-call limits). */
   | { kind: "busy"; message: string }
+  /** A call limit refused it (limit stage): the limit's config key and when to retry. */
+  | { kind: "limited"; message: string; refusal: LimitRefusal }
   /** The downstream call failed (timeout, lost connection, ...): its outcome may be unknown. */
   | { kind: "failed"; error: unknown };
 
@@ -164,6 +171,11 @@ export interface CallContext extends CallRequest {
   /** finalize: the result's size, and the size of what the caller got back (result or receipt). */
   resultBytes: number;
   returnedBytes: number;
+  /** When the call entered the pipeline (performance.now()), and how long it waited for a server to start, the user or a queue (ms). */
+  started: number;
+  waitMs: number;
+  /** limit: the call's place among the calls in flight, given back by the record stage. */
+  lease?: Lease | undefined;
   /** dispatch: the call ran in the background registry, which records it itself. */
   backgrounded?: true | undefined;
 }

@@ -227,6 +227,9 @@ export class DetachedRegistry implements DetachedCalls, TaskSource {
       },
     });
     background.entry = entry;
+    // Its place among the calls in flight (limit stage) is held until the background run ends.
+    background.lease = ctx.lease;
+    ctx.lease = undefined;
     void this.execute(e, background);
     return { e };
   }

@@ -26,4 +26,5 @@ export type {
 } from "./context.js";
 export { callLimits, downstreamFailure, effectiveTimeout, errorClass, mustRunAsTask } from "./dispatch.js";
 export { locateTool, type Found } from "./locate.js";
+export { LIMITED_ERROR_CODE, limitErrorData } from "./limit.js";
 export { allowedFor, DetachedError, DetachedRegistry, detachedRefusal, type DetachedDeps, type DetachedLimits } from "./detached.js";

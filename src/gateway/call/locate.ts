@@ -27,12 +27,28 @@ export type Found =
   /** The name cannot be resolved as given. */
   | { bad: string; conflict?: true };
 
+/** Time spent waiting for a server to start or list its tools (not the gateway's own time: the metrics leave it out). */
+export interface WaitClock {
+  ms: number;
+}
+
+/** `p`, with the time until it settles added to the clock. */
+function waited<T>(clock: WaitClock | undefined, p: Promise<T>): Promise<T> {
+  if (!clock) return p;
+  const t0 = performance.now();
+  return p.finally(() => {
+    clock.ms += performance.now() - t0;
+  });
+}
+
 export async function locate(ctx: CallContext): Promise<CallOutcome | undefined> {
   const { servers } = ctx.ports;
+  const clock: WaitClock = { ms: 0 };
   const found =
     ctx.target.kind === "published"
-      ? await locatePublished(servers, ctx.view, ctx.target.name, ctx.signal)
-      : await locateTool(servers, ctx.view, ctx.target.server, ctx.target.tool, { live: true, signal: ctx.signal });
+      ? await locatePublished(servers, ctx.view, ctx.target.name, ctx.signal, clock)
+      : await locateTool(servers, ctx.view, ctx.target.server, ctx.target.tool, { live: true, signal: ctx.signal, clock });
+  ctx.waitMs += clock.ms;
   if ("entry" in found) {
     ctx.found = found.entry;
     return undefined;
@@ -49,11 +65,11 @@ export async function locate(ctx: CallContext): Promise<CallOutcome | undefined>
  * A published tool name (tools/call): a mounted tool of the session's listing, or any
  * `server__tool` in scope (a lazy session may call what it has not listed).
  */
-async function locatePublished(servers: ServerAccess, view: AgentView, name: string, signal?: AbortSignal): Promise<Found> {
+async function locatePublished(servers: ServerAccess, view: AgentView, name: string, signal: AbortSignal | undefined, clock: WaitClock): Promise<Found> {
   const search = advertisedName("search_tools", view.naming);
   let mounted = view.toolMounts();
   let hit = mounted.byPublished.get(name);
-  if (!hit && !mounted.conflicts.has(name) && !splitNamespaced(name) && (await servers.waitForPending(view, signal))) {
+  if (!hit && !mounted.conflicts.has(name) && !splitNamespaced(name) && (await waited(clock, servers.waitForPending(view, signal)))) {
     mounted = view.toolMounts();
     hit = mounted.byPublished.get(name);
   }
@@ -62,12 +78,12 @@ async function locatePublished(servers: ServerAccess, view: AgentView, name: str
   let entry = hit?.item;
   if (entry && servers.catalog.listingOf(entry.server)?.source !== "live") {
     // Known only from the cache: start the server, then call against the tools it has now.
-    await servers.ensureLive(entry.server, signal).catch(() => undefined);
+    await waited(clock, servers.ensureLive(entry.server, signal)).catch(() => undefined);
     entry = view.toolMounts().byPublished.get(name)?.item;
   }
   if (entry) return { entry };
   if (!splitNamespaced(name)) return { bad: `unknown tool "${name}"; downstream tools are named server__tool (try ${search})` };
-  const found = await locateTool(servers, view, undefined, name, { live: true, signal });
+  const found = await locateTool(servers, view, undefined, name, { live: true, signal, clock });
   if ("doc" in found) return { bad: `unknown tool "${name}" (${String(found.doc.error)}); try ${search}` };
   if ("bad" in found && !("conflict" in found)) return { bad: `unknown tool "${name}": ${found.bad}` };
   return found;
@@ -83,7 +99,7 @@ export async function locateTool(
   view: AgentView,
   server: string | undefined,
   tool: string,
-  opts: { live?: boolean; signal?: AbortSignal | undefined } = {},
+  opts: { live?: boolean; signal?: AbortSignal | undefined; clock?: WaitClock } = {},
 ): Promise<Found> {
   const { catalog } = servers;
   const signal = opts.signal;
@@ -94,7 +110,7 @@ export async function locateTool(
     if (hit && (!opts.live || catalog.listingOf(hit.item.server)?.source === "live")) return { entry: hit.item };
     if (hit) {
       // Known only from the cache: start the server, then look the name up in what it has now.
-      await servers.ensureLive(hit.item.server, signal).catch(() => undefined);
+      await waited(opts.clock, servers.ensureLive(hit.item.server, signal)).catch(() => undefined);
       const again = view.toolMounts().byPublished.get(tool);
       if (again) return { entry: again.item };
     }
@@ -117,7 +133,7 @@ export async function locateTool(
       return { doc: { error: "server disabled", server: ref.server, hint: `Server "${ref.server}" is disabled in the gateway config; \`${servers.command(["enable", ref.server])}\` enables it.` } };
     }
     try {
-      await servers.ensureListing(ref.server, signal);
+      await waited(opts.clock, servers.ensureListing(ref.server, signal));
     } catch (err) {
       return { doc: unavailable(servers, ref.server, err) };
     }
@@ -128,7 +144,7 @@ export async function locateTool(
   // added since it was cached. Either way, ask the live server before answering.
   if (opts.live || (!found.entry && catalog.listingOf(ref.server)?.source === "cached")) {
     try {
-      await servers.ensureLive(ref.server, signal);
+      await waited(opts.clock, servers.ensureLive(ref.server, signal));
     } catch (err) {
       if (opts.live) return { doc: unavailable(servers, ref.server, err) };
     }

@@ -7,6 +7,7 @@
 //   validate  the arguments fit the tool's input schema                          checks.ts
 //   admit     the call may start now (detached-call limits)                      checks.ts
 //   confirm   the user agreed, when the policy asks                              checks.ts → src/guard
+//   limit     the call limits let it go now (or it waits in the server's queue)   limit.ts → ../limits
 //   dispatch  the call goes out (or, detached, starts in the background)         dispatch.ts
 //   finalize  a result over the response budget is stored and answered by receipt finalize.ts
 //   record    one telemetry record of the outcome (always runs, last)            record.ts
@@ -20,8 +21,10 @@ import type { CallContext, CallOutcome, CallRequest, Stage } from "./context.js"
 import { admit, confirm, guard, scope, validate } from "./checks.js";
 import { dispatch } from "./dispatch.js";
 import { finalize } from "./finalize.js";
+import { limit } from "./limit.js";
 import { locate } from "./locate.js";
 import { record } from "./record.js";
+import { traceSpan, tracingEnabled } from "../../telemetry/index.js";
 import { jsonBytes } from "../receipts.js";
 
 export const STAGES = [
@@ -31,6 +34,7 @@ export const STAGES = [
   ["validate", validate],
   ["admit", admit],
   ["confirm", confirm],
+  ["limit", limit],
   ["dispatch", dispatch],
   ["finalize", finalize],
 ] as const satisfies readonly (readonly [string, Stage])[];
@@ -66,18 +70,39 @@ export function callContext(req: CallRequest): CallContext {
     durationMs: 0,
     resultBytes: 0,
     returnedBytes: 0,
+    started: performance.now(),
+    waitMs: 0,
+    lease: undefined,
     backgrounded: undefined,
   };
 }
 
+const always = () => true;
+/** The stages that get a span of their own when tracing is on (the quick checks do not; confirm only when it asks). */
+const TRACED: Partial<Record<StageName, (ctx: CallContext) => boolean>> = {
+  locate: always,
+  guard: always,
+  confirm: (ctx) => ctx.gate?.confirmRule !== undefined,
+  limit: always,
+  dispatch: always,
+  finalize: always,
+};
+
 /** Runs the stages from `from` (the first by default) until one stops the call, then records it. */
 export async function runCall(ctx: CallContext, from: StageName = "locate"): Promise<CallOutcome> {
   let outcome: CallOutcome | undefined;
-  for (const [, stage] of STAGES.slice(STAGES.findIndex(([name]) => name === from))) {
-    const step = stage(ctx);
-    // Most stages answer synchronously: only a promise is awaited (this is every call's path).
-    outcome = step instanceof Promise ? await step : step;
-    if (outcome) break;
+  const traced = tracingEnabled();
+  try {
+    for (const [name, stage] of STAGES.slice(STAGES.findIndex(([name]) => name === from))) {
+      const step = traced && TRACED[name]?.(ctx) ? traceSpan(`mcphub.${name}`, () => stage(ctx)) : stage(ctx);
+      // Most stages answer synchronously: only a promise is awaited (this is every call's path).
+      outcome = step instanceof Promise ? await step : step;
+      if (outcome) break;
+    }
+  } catch (err) {
+    // A stage that throws still ends the call: its limits are given back and it is counted.
+    record(ctx, { kind: "failed", error: err });
+    throw err;
   }
   // finalize always answers, so only a list that lost its last stage ends here.
   if (!outcome) throw new Error("internal error: the call pipeline ended without an outcome");

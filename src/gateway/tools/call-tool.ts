@@ -7,7 +7,8 @@ import { ErrorCode, McpError, type CallToolResult, type CreateTaskResult } from 
 import { z } from "zod";
 import { errorText } from "../../util/errors.js";
 import { formatDuration } from "../../util/units.js";
-import { callContext, downstreamFailure, runCall, type CallOutcome } from "../call/index.js";
+import { callContext, downstreamFailure, LIMITED_ERROR_CODE, limitErrorData, runCall, type CallOutcome } from "../call/index.js";
+import { WireError } from "../passthrough/index.js";
 import { BadRequest, badRequest, jsonResult, normaliseToolName, parseArgs, type ToolContext } from "./context.js";
 
 const callArgs = z.strictObject({
@@ -122,6 +123,9 @@ export function renderTask(outcome: CallOutcome, namespaced: string): CreateTask
       throw new McpError(ErrorCode.InvalidParams, `no task was started: ${outcome.message}`);
     case "busy":
       throw new McpError(ErrorCode.InvalidRequest, `no task was started: ${outcome.message}`);
+    case "limited":
+      // The same JSON-RPC error a plain call gets: a harness's retry logic sees it as one.
+      throw new WireError(LIMITED_ERROR_CODE, outcome.message, limitErrorData(outcome.refusal));
     case "failed":
       throw new McpError(ErrorCode.InternalError, `no task was started: ${errorText(outcome.error)}`);
     case "result":
@@ -145,5 +149,8 @@ function render(outcome: CallOutcome, namespaced: string, detach: boolean): Call
       return badRequest(outcome.message);
     case "failed":
       return badRequest(detach ? `detach ${namespaced}: ${errorText(outcome.error)}` : downstreamFailure(namespaced, outcome.error));
+    case "limited":
+      // A JSON-RPC error, as for a mounted call: a harness's retry logic sees it as one.
+      throw new WireError(LIMITED_ERROR_CODE, outcome.message, limitErrorData(outcome.refusal));
   }
 }

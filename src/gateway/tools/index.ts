@@ -1,10 +1,12 @@
 // The eight management tools' handlers, one module per family (discovery, call_tool, results,
 // list_servers, stats), their shared context and argument bounds; this module dispatches them.
 // Bad requests and scope refusals become isError
-// results with an actionable message; nothing here throws into the MCP server, except call_tool
-// run as a task, which answers with the task or a JSON-RPC error.
+// results with an actionable message; nothing here throws into the MCP server but a WireError
+// (a call limit's refusal), which is answered as the JSON-RPC error it is, and call_tool run as a
+// task, which answers with the task or a JSON-RPC error.
 import { ErrorCode, McpError, type CallToolResult, type CreateTaskResult } from "@modelcontextprotocol/sdk/types.js";
 import { errorText } from "../../util/errors.js";
+import { WireError } from "../passthrough/index.js";
 import type { ManagementTool } from "../management.js";
 import { callTool, renderTask, startCallToolTask as startTask } from "./call-tool.js";
 import { boundReply, checkArgumentBounds } from "./bounds.js";
@@ -44,6 +46,8 @@ export async function runManagementTool(tool: ManagementTool, ctx: ToolContext, 
     checkArgumentBounds(tool, args);
     reply = await HANDLERS[tool](ctx, args);
   } catch (err) {
+    // A protocol error a handler means as one (a call limit's refusal) crosses as it is.
+    if (err instanceof WireError) throw err;
     if (err instanceof BadRequest || err instanceof OutOfScope) reply = badRequest(err.message);
     else {
       ctx.hub.log.error(`${tool} failed: ${errorText(err)}`);

@@ -19,6 +19,9 @@ import { guardTransport } from "../rpc-guard.js";
 import { createStatusRoutes, type StatusRoutes } from "../status/index.js";
 import type { ServeOptions } from "../options.js";
 import { bearerFrom, TokenStore } from "../tokens.js";
+import { answerMetrics } from "../metrics.js";
+import { createMetrics, currentTraceId, withRemoteParent, type Metrics } from "../../telemetry/index.js";
+import { formatLogLine, setLogTraceSource, type LogLevel } from "../../util/log.js";
 import { recordDaemon } from "../../service/address.js";
 import { VERSION } from "../../version.js";
 
@@ -29,6 +32,8 @@ export interface HttpOptions extends ServeOptions {
   drainMs?: number;
   /** Where reload lines go (the daemon prints them to the operator whatever the log level). */
   report?: Report;
+  /** The daemon's metrics (made here when not given; /metrics serves them). */
+  metrics?: Metrics;
 }
 
 interface LiveSession {
@@ -58,7 +63,9 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
       `refusing to listen on ${opts.listen.host}:${opts.listen.port} without agent tokens: a non-loopback address needs them (create one with \`mcphub token create AGENT\`)`,
     );
   }
-  const hub = new Hub(opts);
+  // The daemon always serves /metrics, so it counts from its first call.
+  const metrics = opts.metrics ?? (await createMetrics());
+  const hub = new Hub({ ...opts, metrics });
   try {
     if (opts.agent !== undefined) hub.view(opts.agent);
   } catch (err) {
@@ -66,6 +73,16 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
     throw err;
   }
   const sessions = new SessionTable<LiveSession>({ idleMs: opts.config.session_idle_timeout, perAgent: opts.config.max_sessions_per_agent });
+  metrics.gauge({
+    name: "mcphub_sessions",
+    help: "Open MCP sessions on the daemon, by agent.",
+    labelNames: ["agent"],
+    read: () => {
+      const by = new Map<string, number>();
+      for (const s of sessions.list()) by.set(s.agent ?? "", (by.get(s.agent ?? "") ?? 0) + 1);
+      return [...by].map(([agent, value]) => ({ labels: { agent }, value }));
+    },
+  });
   let inFlight = 0;
   let draining = false;
   let idle: (() => void) | undefined;
@@ -134,6 +151,8 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
       return;
     }
     if (draining) return reply(res, 503, "gateway is shutting down");
+    // Access as for /api/status: the page's session, an agent's token (its own series), or loopback before any token.
+    if (path === "/metrics" && status) return answerMetrics(req, res, hub, await status.metricsViewer(req));
     if (status && path !== "/mcp" && (await status.handle(req, res, path))) return;
     if (path !== "/mcp" && path !== "/") return reply(res, 404, "not found; the MCP endpoint is /mcp (the status page is /)");
 
@@ -157,7 +176,8 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
       if (agent !== undefined && !hub.hasAgent(agent)) return reply(res, 403, `agent "${agent}" is no longer enabled in the config`);
       // A request (or the GET stream) keeps the session from expiring until its response ends.
       res.once("close", sessions.activity(sessionId));
-      return live.value.transport.handleRequest(req, res);
+      // A client's W3C traceparent makes its calls children of its own span (when tracing is on).
+      return withRemoteParent(req.headers, () => live.value.transport.handleRequest(req, res));
     }
     if (req.method !== "POST") return reply(res, 400, "no session: start with an initialize POST");
     const max = hub.config.max_message_size;
@@ -255,8 +275,14 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
 
 /** Runs the daemon until SIGINT/SIGTERM, printing readiness and server states to stderr. */
 export async function serveHttp(opts: HttpOptions): Promise<void> {
-  const say = (t: string) => (opts.io ? opts.io.err(t) : process.stderr.write(`${t}\n`));
-  const gw = await startHttpGateway({ ...opts, report: (level, msg) => say(level === "info" ? `mcphub: ${msg}` : `mcphub: ${level}: ${msg}`) });
+  const json = opts.logFormat === "json";
+  if (json) setLogTraceSource(currentTraceId);
+  // The operator's lines (readiness, server states, reloads): as they are, or one JSON object each.
+  const say = (t: string, level: LogLevel = "info") => {
+    const line = json ? formatLogLine("json", level, t.replace(/^(mcphub: )?(warn: |error: )?/, "").trim()).trimEnd() : t;
+    return opts.io ? opts.io.err(line) : process.stderr.write(`${line}\n`);
+  };
+  const gw = await startHttpGateway({ ...opts, report: (level, msg) => say(level === "info" ? `mcphub: ${msg}` : `mcphub: ${level}: ${msg}`, level) });
   // `mcphub open`, `doctor` and `status` find this daemon here, whatever address it was given:
   // recorded before the "listening" line, so whoever reads that line finds the record.
   const unrecord = recordDaemon(opts.dataDir, {

@@ -4,7 +4,7 @@
 import { byteOrder } from "../../util/json/canonical.js";
 import type { RecentCalls, RecentServerStats } from "../../telemetry/recent.js";
 import { VERSION } from "../../version.js";
-import { Scope, serverStatus, type Hub, type ServerStatus } from "../../gateway/index.js";
+import { Scope, serverStatus, type AgentLimitState, type Hub, type ServerLimitState, type ServerStatus } from "../../gateway/index.js";
 import type { TokenStore } from "../tokens.js";
 import { lastLine, type ServerTimeline } from "./timeline.js";
 
@@ -74,6 +74,8 @@ export interface StatusServer {
   server_version?: string;
   last_call?: string;
   metrics: Metrics;
+  /** Calls sent to it now, waiting in its queue, and its concurrency limit (docs/operations.md#limits). */
+  limits: { in_flight: number; queued: number; concurrent_calls?: { limit: number; queue: number; queue_timeout_ms: number } };
   /**
    * Tools that cannot be called until an operator approves them (docs/guardrails.md): changed
    * since approved (with what changed; both descriptions for the operator), awaiting a first
@@ -98,6 +100,8 @@ export interface StatusAgent {
   tokens: number;
   sessions: number;
   last_activity?: string;
+  /** Its calls in flight and the limits in force, with how full the minute is (docs/operations.md#limits). */
+  limits: { in_flight: number; calls_per_minute?: { limit: number; key: string; last_minute: number }; concurrent_calls?: { limit: number; key: string } };
 }
 
 export interface StatusDocument {
@@ -153,6 +157,8 @@ export async function buildStatus(src: StatusSources, viewer: Viewer): Promise<S
   const scope = viewer.kind === "agent" ? new Scope(hub.config, viewer.agent) : undefined;
   const windowMin = 60;
 
+  const limits = hub.limits.snapshot();
+  const serverLimits = new Map(limits.servers.map((l) => [l.server, l]));
   const servers: StatusServer[] = [];
   for (const name of Object.keys(hub.config.servers).sort(byteOrder)) {
     if (scope && !scope.allowsServer(name)) continue;
@@ -186,6 +192,7 @@ export async function buildStatus(src: StatusSources, viewer: Viewer): Promise<S
       ...(st.sandbox ? { sandbox: sandboxView(st.sandbox, operator) } : {}),
       ...(r.lastCall !== undefined ? { last_call: iso(r.lastCall) } : {}),
       metrics: metrics(r, windowMin),
+      limits: serverLimitsOf(serverLimits.get(name)),
       ...(report
         ? {
             definitions: {
@@ -232,6 +239,7 @@ async function agentRows(src: StatusSources, viewer: Viewer, now: number): Promi
   const sessions = src.sessions();
   const tokens = await src.tokens.list().catch(() => []);
   const lastCalls = src.recent.lastCallByAgent();
+  const limits = new Map(src.hub.limits.snapshot().agents.map((a) => [a.agent, a]));
   const rows: StatusAgent[] = [];
   const add = (name: string, key: string | undefined) => {
     const mine = sessions.filter((s) => s.agent === key);
@@ -253,6 +261,7 @@ async function agentRows(src: StatusSources, viewer: Viewer, now: number): Promi
       tokens: key === undefined ? 0 : tokens.filter((t) => t.agent === key && t.revoked === undefined).length,
       sessions: mine.length,
       ...(lastSeen > 0 && lastSeen <= now ? { last_activity: iso(lastSeen) } : {}),
+      limits: agentLimitsOf(limits.get(key ?? "")),
     });
   };
   if (viewer.kind === "agent") {
@@ -263,6 +272,17 @@ async function agentRows(src: StatusSources, viewer: Viewer, now: number): Promi
   // Unscoped clients (no token yet, or a stdio gateway without --agent) are one more row.
   if (sessions.some((s) => s.agent === undefined) || lastCalls.has("")) add("(unscoped)", undefined);
   return rows;
+}
+
+function serverLimitsOf(l: ServerLimitState | undefined): StatusServer["limits"] {
+  if (!l) return { in_flight: 0, queued: 0 };
+  const c = l.concurrent_calls;
+  return { in_flight: l.in_flight, queued: l.queued, ...(c ? { concurrent_calls: { limit: c.limit, queue: c.queue, queue_timeout_ms: c.queue_timeout_ms } } : {}) };
+}
+
+function agentLimitsOf(l: AgentLimitState | undefined): StatusAgent["limits"] {
+  if (!l) return { in_flight: 0 };
+  return { in_flight: l.in_flight, ...(l.calls_per_minute ? { calls_per_minute: l.calls_per_minute } : {}), ...(l.concurrent_calls ? { concurrent_calls: l.concurrent_calls } : {}) };
 }
 
 function sumMetrics(rs: RecentServerStats[], windowMin: number): Metrics {

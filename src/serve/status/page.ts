@@ -247,7 +247,8 @@ const SCRIPT = `
         h("td", { "data-label": "State" }, h("span", { cls: "badge s-" + st[1], "data-state-label": "", text: st[0] }),
           h("div", { cls: "muted", "data-state-note": "", text: stateNote }), err),
         h("td", { "data-label": "Transport" }, h("div", { text: s.transport }), s.server_version ? h("div", { cls: "muted", text: s.server_version }) : null, sandboxLine(s.sandbox)),
-        h("td", { cls: "num", "data-label": "Tools", "data-catalog": s.catalog }, h("span", { "data-tools": "", text: String(s.tools) }), toolsNote ? h("div", { cls: "muted", text: toolsNote }) : null),
+        h("td", { cls: "num", "data-label": "Tools", "data-catalog": s.catalog }, h("span", { "data-tools": "", text: String(s.tools) }), toolsNote ? h("div", { cls: "muted", text: toolsNote }) : null,
+          s.limits.concurrent_calls ? h("div", { cls: "muted", "data-limits": "", text: s.limits.in_flight + " / " + s.limits.concurrent_calls.limit + " in flight" + (s.limits.concurrent_calls.queue ? " · " + s.limits.queued + " / " + s.limits.concurrent_calls.queue + " queued" : "") }) : null),
         h("td", { "data-label": "Calls / min (1 h)" }, callsChart(s.metrics, 150, 28, s.name),
           h("div", { cls: "muted", "data-calls": "", text: [plural(s.metrics.calls, "call", "calls"), pct(s.metrics.error_rate) + " errors", refusedText(s.metrics), lastCall].filter(Boolean).join(" · ") })),
         h("td", { "data-label": "Latency (1 h)" }, latencyChart(s.metrics, 150, 28, s.name), h("div", { cls: "muted", text: "p50 " + ms(s.metrics.p50_ms) + " · p95 " + ms(s.metrics.p95_ms) })),
@@ -257,12 +258,18 @@ const SCRIPT = `
       h("table", { cls: "rows" }, h("thead", {}, h("tr", {}, ["Server", "State", "Transport", "Tools", "Calls / min (1 h)", "Latency (1 h)", "Actions"].map(function (t) { return h("th", { scope: "col", text: t }); }))),
         h("tbody", {}, rows.length ? rows : [h("tr", {}, h("td", { colspan: "7", cls: "muted", text: "No servers configured." }))])));
 
+    function limitsText(l) {
+      var parts = [];
+      if (l.calls_per_minute) parts.push(l.calls_per_minute.last_minute + " / " + l.calls_per_minute.limit + " calls this minute");
+      if (l.concurrent_calls) parts.push(l.in_flight + " / " + l.concurrent_calls.limit + " in flight");
+      return parts.join(" · ");
+    }
     var arows = d.agents.map(function (a) {
       var scope = a.servers === "all" ? "all servers" : (a.servers.length ? a.servers.join(", ") : "no servers");
       if (a.allowed_tools !== undefined) scope += " · " + a.allowed_tools + " allowed tools";
       return h("tr", { "data-agent": a.name },
         h("th", { scope: "row" }, h("div", { text: a.name }), a.type ? h("div", { cls: "muted", text: a.type + (a.mode ? " · " + a.mode : "") }) : null),
-        h("td", { "data-label": "Scope", text: a.disabled ? "disabled" : scope }),
+        h("td", { "data-label": "Scope" }, h("div", { text: a.disabled ? "disabled" : scope }), limitsText(a.limits) ? h("div", { cls: "muted", "data-limits": "", text: limitsText(a.limits) }) : null),
         h("td", { cls: "num", "data-label": "Tokens", text: String(a.tokens) }),
         h("td", { cls: "num", "data-label": "Sessions", text: String(a.sessions) }),
         h("td", { "data-label": "Last activity", text: a.last_activity ? ago(a.last_activity) + " ago" : "–" }));

@@ -16,6 +16,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { RecentCalls } from "../../telemetry/recent.js";
 import { errorText } from "../../util/errors.js";
 import type { Hub } from "../../gateway/index.js";
+import type { MetricsViewer } from "../metrics.js";
 import { bearerFrom, type TokenStore } from "../tokens.js";
 import { ACTIONS, runAction, type ServerAction } from "./actions.js";
 import { StatusEvents } from "./events.js";
@@ -42,6 +43,8 @@ export interface StatusRoutesOptions {
 export interface StatusRoutes {
   /** Answers the request when it is one of the status routes; false to let /mcp handle it. */
   handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<boolean>;
+  /** Who may read /metrics, by the same rules as /api/status. */
+  metricsViewer(req: IncomingMessage): Promise<MetricsViewer>;
   close(): void;
 }
 
@@ -192,6 +195,11 @@ export function createStatusRoutes(opts: StatusRoutesOptions): StatusRoutes {
 
   return {
     handle,
+    metricsViewer: async (req) => {
+      const a = await access(req);
+      if (a.kind === "denied") return { kind: "denied", message: a.message };
+      return a.kind === "agent" ? { kind: "agent", agent: a.agent } : { kind: "operator" };
+    },
     close: () => {
       events.close();
       timeline.dispose();

@@ -36,7 +36,7 @@ describe("malformed configs get one precise message", () => {
     [
       "unknown server key with no close match lists the allowed keys",
       "servers:\n  github:\n    command: gh\n    frobnicate: 1\n",
-      "mcphub.yaml: servers.github.frobnicate: unknown key; allowed keys: command, args, env, cwd, url, transport, headers, enabled, description, tags, use_when, tool_use_when, vault, vault_only, vault_prefix, start, idle_timeout, namespace, connection, roots, oauth, effects, pin_definitions, quarantine, sandbox",
+      "mcphub.yaml: servers.github.frobnicate: unknown key; allowed keys: command, args, env, cwd, url, transport, headers, enabled, description, tags, use_when, tool_use_when, vault, vault_only, vault_prefix, start, idle_timeout, namespace, connection, roots, oauth, effects, pin_definitions, quarantine, limits, sandbox",
     ],
     [
       "both command and url",

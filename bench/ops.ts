@@ -1,0 +1,197 @@
+// What metrics and traces cost a call, side by side in one run (issue 28).
+//   npx tsx bench/ops.ts [--calls 3000] [--rounds 3] [--concurrency 16] [--warmup 2000]
+// Four stdio gateways (`mcp serve`, expose all, one echo server) take the same echo calls,
+// sequentially and with N in flight, round-robin over rounds (order reversed every other round):
+//   off       no /metrics (NO_METRICS: prom-client never loaded) and no telemetry.otlp
+//   metrics   --metrics-listen 127.0.0.1:0 (every call counted into prom-client's registry;
+//             scraped once per round, as a scraper would, outside the timed part)
+//   tracing   telemetry.otlp at a receiver in this process, sample 1 (every call: a request
+//             span, five stage spans and the downstream client span, batched and exported)
+//   both      metrics and tracing
+// The figure is the gateway process's own CPU (utime + stime from /proc, not the echo server's)
+// per call; the ratios against `off` are the issue's targets (metrics ≤ +5%, tracing ≤ +20%).
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import YAML from "yaml";
+import { BIN, ROOT, isolatedEnv, numberFlag } from "./setup.js";
+
+const ECHO = join(ROOT, "test/fixtures/echo.mjs");
+const CALLS = numberFlag("calls", 3000);
+const ROUNDS = numberFlag("rounds", 3);
+const CONCURRENCY = numberFlag("concurrency", 16);
+const WARMUP = numberFlag("warmup", 2000);
+const CLK_TCK = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+
+const home = mkdtempSync(join(tmpdir(), "mcphub-bench-ops-"));
+// The default log level (warn): at info every call would write its access line.
+const env = isolatedEnv(home);
+
+interface Target {
+  key: string;
+  label: string;
+  client: Client;
+  pid: number;
+  metricsUrl?: string;
+}
+
+/** An OTLP/HTTP receiver: reads each export and answers 200, counting the spans it was sent. */
+async function receiver(): Promise<{ url: string; spans: () => number; close(): void }> {
+  let spans = 0;
+  const server = createServer((req, res) => {
+    let body = "";
+    req.setEncoding("utf8").on("data", (d: string) => (body += d));
+    req.on("end", () => {
+      spans += (body.match(/"spanId"/g) ?? []).length;
+      res.writeHead(200, { "content-type": "application/json" }).end("{}");
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/traces`, spans: () => spans, close: () => server.close() };
+}
+
+/** A loopback port free just now (the metrics port is told its address, and never logs it at warn). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  const port = (server.address() as AddressInfo).port;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+async function gateway(key: string, label: string, opts: { metrics: boolean; otlp?: string }): Promise<Target> {
+  const cfg = join(home, `${key}.yaml`);
+  writeFileSync(
+    cfg,
+    YAML.stringify({
+      expose: "all",
+      servers: { bench: { command: process.execPath, args: [ECHO], start: "eager" } },
+      ...(opts.otlp ? { telemetry: { otlp: { url: opts.otlp, sample: 1 } } } : {}),
+    }),
+  );
+  const port = opts.metrics ? await freePort() : 0;
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, "--config", cfg, "mcp", "serve", ...(opts.metrics ? ["--metrics-listen", `127.0.0.1:${port}`] : [])],
+    env,
+    stderr: "pipe",
+  });
+  let err = "";
+  transport.stderr?.on("data", (d: Buffer) => (err += d.toString()));
+  const client = new Client({ name: "bench-ops", version: "1.0.0" });
+  await client.connect(transport);
+  for (let i = 0; i < 600 && !(await client.listTools()).tools.some((t) => t.name === "bench__echo"); i++) await new Promise((r) => setTimeout(r, 50));
+  const metricsUrl = opts.metrics ? `http://127.0.0.1:${port}/metrics` : undefined;
+  if (metricsUrl && !(await fetch(metricsUrl)).ok) throw new Error(`${label}: no metrics port (${err})`);
+  return { key, label, client, pid: transport.pid as number, ...(metricsUrl ? { metricsUrl } : {}) };
+}
+
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+}
+
+interface Sample {
+  cpuUs: number;
+  p50: number;
+  rate: number;
+}
+
+const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+};
+
+async function run(t: Target, calls: number, concurrency: number): Promise<Sample> {
+  const lat: number[] = [];
+  let next = 0;
+  let wrong = 0;
+  const cpu0 = cpuSeconds(t.pid);
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (;;) {
+        const i = next++;
+        if (i >= calls) return;
+        const s = performance.now();
+        const r = (await t.client.callTool({ name: "bench__echo", arguments: { message: `hello ${i}` } })) as { content?: { text?: string }[] };
+        lat.push(performance.now() - s);
+        if (r.content?.[0]?.text !== `Echo: hello ${i}`) wrong++;
+      }
+    }),
+  );
+  const total = performance.now() - start;
+  const cpu = cpuSeconds(t.pid) - cpu0;
+  if (wrong > 0) throw new Error(`${t.label}: ${wrong} wrong answers`);
+  lat.sort((a, b) => a - b);
+  return { cpuUs: (cpu / calls) * 1e6, p50: quantile(lat, 0.5), rate: (calls / total) * 1000 };
+}
+
+const pad = (s: string, n: number) => (s.length >= n ? s : s + " ".repeat(n - s.length));
+const fmt = (xs: number[], digits = 0) => {
+  const m = median(xs).toFixed(digits);
+  return xs.length > 1 ? `${m} (${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)})` : m;
+};
+
+async function main() {
+  const load = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+  console.log(`ops benchmark: ${CALLS} echo calls per row, ${ROUNDS} rounds, node ${process.version}, load ${load()}, ${new Date().toISOString()}`);
+  const otlp = await receiver();
+  const targets = [
+    await gateway("off", "metrics off, tracing off", { metrics: false }),
+    await gateway("metrics", "metrics on (prom-client)", { metrics: true }),
+    await gateway("tracing", "tracing on (OTLP, sample 1)", { metrics: false, otlp: otlp.url }),
+    await gateway("both", "metrics and tracing on", { metrics: true, otlp: otlp.url }),
+  ];
+  for (const t of targets) await run(t, WARMUP, CONCURRENCY);
+  process.stderr.write(`warmed up (${WARMUP} calls each)\n`);
+  const modes = [1, CONCURRENCY];
+  const samples = new Map<string, Sample[]>();
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 === 0 ? targets : [...targets].reverse();
+    for (const t of order) {
+      for (const c of modes) {
+        const k = `${t.key}/${c}`;
+        samples.set(k, [...(samples.get(k) ?? []), await run(t, CALLS, c)]);
+      }
+      // A scrape, as Prometheus would make between rounds (not timed).
+      if (t.metricsUrl) await (await fetch(t.metricsUrl)).text();
+    }
+    process.stderr.write(`round ${round + 1}/${ROUNDS} done (load ${load()})\n`);
+  }
+  console.log(`\n${pad("gateway", 32)}${pad("in flight", 11)}${pad("gateway CPU µs/call", 24)}${pad("p50 ms", 20)}calls/s`);
+  for (const t of targets) {
+    for (const c of modes) {
+      const s = samples.get(`${t.key}/${c}`) ?? [];
+      console.log(`${pad(t.label, 32)}${pad(String(c), 11)}${pad(fmt(s.map((x) => x.cpuUs)), 24)}${pad(fmt(s.map((x) => x.p50), 2), 20)}${fmt(s.map((x) => x.rate))}`);
+    }
+  }
+  const med = (key: string, c: number) => median((samples.get(`${key}/${c}`) ?? []).map((s) => s.cpuUs));
+  console.log("\nCPU per call against both off (medians):");
+  const targetOf: Record<string, number> = { metrics: 1.05, tracing: 1.2, both: 1.25 };
+  for (const key of ["metrics", "tracing", "both"]) {
+    for (const c of modes) {
+      const r = med(key, c) / med("off", c);
+      const goal = targetOf[key] as number;
+      console.log(`  ${pad(`${key}, ${c} in flight`, 30)}${pad(`${r.toFixed(3)}×`, 10)}${pad(`≤ ${goal.toFixed(2)}×`, 10)}${r <= goal ? "met" : "NOT MET"}`);
+    }
+  }
+  console.log(`\nspans received by the OTLP receiver: ${otlp.spans()} (load at the end ${load()})`);
+  await Promise.all(targets.map((t) => t.client.close().catch(() => undefined)));
+  otlp.close();
+}
+
+main()
+  .catch((err: unknown) => {
+    console.error(err);
+    process.exitCode = 1;
+  })
+  .finally(() => rmSync(home, { recursive: true, force: true }));
