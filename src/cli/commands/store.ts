@@ -46,12 +46,13 @@ export async function openConfiguredStore(config: Config, env: NodeJS.ProcessEnv
 export function registerStore(program: Command, io: CliIO): void {
   const store = program
     .command("store")
-    .description("The shared state's store: the data directory, or PostgreSQL in team mode (store: in the config)")
+    .description("the shared state's store: the data directory, or PostgreSQL in team mode (store: in the config)")
     .addHelpText("after", example(["mcphub store status", "mcphub store migrate", "mcphub store status --json"]));
 
   store
     .command("status")
-    .description("Where the shared state is kept and, on PostgreSQL, which schema migrations are applied or pending")
+    .description("where the shared state is kept and, on PostgreSQL, which schema migrations are applied or pending")
+    .addHelpText("after", example(["mcphub store status", "mcphub store status --json   # kind, where, applied and pending migrations"]))
     .action(async (_flags: unknown, cmd: Command) => {
       const { config } = await load(cmd);
       const s = await openConfiguredStore(config, process.env, { migrate: false });
@@ -76,7 +77,8 @@ export function registerStore(program: Command, io: CliIO): void {
 
   store
     .command("migrate")
-    .description("Apply pending schema migrations to the PostgreSQL store (replicas also do this at start, under a lock)")
+    .description("apply pending schema migrations to the PostgreSQL store (replicas also do this at start, under a lock)")
+    .addHelpText("after", example(["mcphub store migrate", "mcphub --config team.yaml store migrate   # before rolling out a new version"]))
     .action(async (_flags: unknown, cmd: Command) => {
       const { config } = await load(cmd);
       if (config.store === undefined) throw new CliError("the config names no store: (the data directory's files need no migration); add store: postgres://USER@HOST:PORT/DB");
