@@ -25,6 +25,7 @@ import type { FileHandle } from "node:fs/promises";
 import { z } from "zod";
 import { ShortReadError, type ByteSource } from "../store/index.js";
 import { AuthFailure, NONCE_BYTES, TAG_BYTES, deriveKey, openSealed, seal } from "./crypto.js";
+import { writeAll } from "./fsutil.js";
 
 /** Where ciphertext goes: a store's blob writer, or an open file. */
 export interface ByteSink {
@@ -321,23 +322,6 @@ export async function gatherRange(h: ResultHeader, cursor: number, end: number, 
     filled += to - from;
   }
   return data;
-}
-
-/** writev until every byte is written (writev may write less than asked). */
-async function writeAll(handle: FileHandle, buffers: Buffer[]): Promise<void> {
-  let rest = buffers;
-  while (rest.length > 0) {
-    let { bytesWritten } = await handle.writev(rest);
-    const next: Buffer[] = [];
-    for (const b of rest) {
-      if (bytesWritten >= b.length) bytesWritten -= b.length;
-      else {
-        next.push(bytesWritten > 0 ? b.subarray(bytesWritten) : b);
-        bytesWritten = 0;
-      }
-    }
-    rest = next;
-  }
 }
 
 async function readExactly(src: ByteSource, into: Buffer, position: number): Promise<void> {

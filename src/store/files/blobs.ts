@@ -6,7 +6,7 @@ import { open, rename, rm, stat, unlink, type FileHandle } from "node:fs/promise
 import { join } from "node:path";
 import { BlobChangedError, ShortReadError } from "../errors.js";
 import type { BlobReader, BlobSpace, BlobStat, Blobs, BlobWriter } from "../types.js";
-import { FILE_MODE, ensurePrivateDir, isErrno, listDir, syncDir, tempPathFor } from "./fsutil.js";
+import { FILE_MODE, ensurePrivateDir, isErrno, listDir, syncDir, tempPathFor, writeAll } from "./fsutil.js";
 import { removeIfOlder } from "./docs.js";
 import type { BlobLayout } from "./layout.js";
 
@@ -156,19 +156,3 @@ function reader(handle: FileHandle, st: BlobStat): BlobReader {
   };
 }
 
-/** writev until every byte is written (writev may write less than asked). */
-async function writeAll(handle: FileHandle, buffers: Buffer[]): Promise<void> {
-  let rest = buffers;
-  while (rest.length > 0) {
-    let { bytesWritten } = await handle.writev(rest);
-    const next: Buffer[] = [];
-    for (const b of rest) {
-      if (bytesWritten >= b.length) bytesWritten -= b.length;
-      else {
-        next.push(bytesWritten > 0 ? b.subarray(bytesWritten) : b);
-        bytesWritten = 0;
-      }
-    }
-    rest = next;
-  }
-}

@@ -4,6 +4,7 @@
 import { randomBytes } from "node:crypto";
 import { constants as fsConstants } from "node:fs";
 import { chmod, link, mkdir, open, readdir, readFile, rename, rm, stat, unlink, writeFile } from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
 import { hostname } from "node:os";
 import { dirname, join } from "node:path";
 
@@ -184,5 +185,22 @@ async function removeIfStale(lockPath: string, staleMs: number): Promise<void> {
     if ((await readFile(lockPath, "utf8")) === text) await unlink(lockPath);
   } catch {
     // Someone else removed it first.
+  }
+}
+
+/** writev until every byte is written (writev may write less than asked). */
+export async function writeAll(handle: FileHandle, buffers: Buffer[]): Promise<void> {
+  let rest = buffers;
+  while (rest.length > 0) {
+    let { bytesWritten } = await handle.writev(rest);
+    const next: Buffer[] = [];
+    for (const b of rest) {
+      if (bytesWritten >= b.length) bytesWritten -= b.length;
+      else {
+        next.push(bytesWritten > 0 ? b.subarray(bytesWritten) : b);
+        bytesWritten = 0;
+      }
+    }
+    rest = next;
   }
 }
