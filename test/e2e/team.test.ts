@@ -10,7 +10,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTokens, http, httpClient, startDaemon, type Daemon } from "../helpers/daemon.js";
 import { doc, FIXTURES, runMcphub, tempHome, text, until, type TempHome } from "../helpers/gateway.js";
-import { freePort, haproxyMissing, startHaproxy, type Balancer } from "../helpers/haproxy.js";
+import { haproxyMissing, startHaproxy, type Balancer } from "../helpers/haproxy.js";
+import { freePort } from "../helpers/servers.js";
 import { startPostgres, type Postgres } from "../helpers/postgres.js";
 import { reassemble } from "../helpers/page-chain.js";
 

@@ -18,17 +18,6 @@ export function haproxyMissing(): string | undefined {
   return r.status === 0 ? undefined : "haproxy is not installed; .ci/run installs Debian's haproxy";
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const addr = s.address();
-      const port = typeof addr === "object" && addr ? addr.port : 0;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** The haproxy.cfg for replicas at these ports (docs/team.md shows the same one). */
 export function haproxyConfig(port: number, replicas: number[]): string {

@@ -5,9 +5,9 @@
 // the server cannot start, `startPostgres` answers why, and the tests skip with that message.
 import { execFileSync, spawnSync } from "node:child_process";
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "./servers.js";
 
 export interface Postgres {
   /** postgres://mcphub@127.0.0.1:PORT/mcphub (password in PGPASSWORD-free trust auth on loopback). */
@@ -27,17 +27,6 @@ function binDir(): string | undefined {
   return versions[0] ? join(root, versions[0], "bin") : undefined;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const addr = s.address();
-      const port = typeof addr === "object" && addr ? addr.port : 0;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 export async function startPostgres(): Promise<Postgres | { skip: string }> {
   const bin = binDir();
