@@ -15,6 +15,7 @@ import { LARGE_MESSAGE_CHARS, releaseMemory } from "../../util/memory.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { TopLevelIdScanner } from "../../util/json/id-scan.js";
+import { TickBatcher } from "../../util/tick-batch.js";
 import { formatBytes } from "../../util/units.js";
 import { planSpawn, type SpawnPlan } from "./spawn-plan.js";
 import { TailBuffer } from "./stderr-tail.js";
@@ -191,6 +192,8 @@ export class ProcessGroupStdioTransport implements Transport {
   private lines: string[] = [];
   private closeReported = false;
   private draining = false;
+  /** Messages queued in this tick, written to the child together when it ends. */
+  private readonly input = new TickBatcher((text, done) => this.writeInput(text, done));
   private reaping?: Promise<void>;
   private exitInfo?: { code: number | null; signal: NodeJS.Signals | null };
   /** Set while the rest of an oversized line is being skipped. */
@@ -270,29 +273,33 @@ export class ProcessGroupStdioTransport implements Transport {
     });
   }
 
+  /** One message to the child; the messages of a tick go out in one write (util/tick-batch.ts). */
   send(message: JSONRPCMessage): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const stdin = this.child?.stdin;
-      if (!stdin || this.closeReported || !stdin.writable) {
-        reject(new Error("not connected: the stdio server has exited"));
-        return;
-      }
-      if (stdin.write(serializeMessage(message))) {
-        resolve();
-        return;
-      }
-      // Back-pressure: wait for drain, but a child that dies meanwhile must not leave us hanging.
-      const done = (err?: Error) => {
-        stdin.off("drain", onDrain);
-        stdin.off("close", onClose);
-        if (err) reject(err);
-        else resolve();
-      };
-      const onDrain = () => done();
-      const onClose = () => done(new Error("not connected: the stdio server closed its input"));
-      stdin.once("drain", onDrain);
-      stdin.once("close", onClose);
-    });
+    const stdin = this.child?.stdin;
+    if (!stdin || this.closeReported || !stdin.writable) return Promise.reject(new Error("not connected: the stdio server has exited"));
+    return this.input.push(serializeMessage(message));
+  }
+
+  private writeInput(text: string, done: (err?: Error) => void): void {
+    const stdin = this.child?.stdin;
+    if (!stdin || this.closeReported || !stdin.writable) {
+      done(new Error("not connected: the stdio server has exited"));
+      return;
+    }
+    if (stdin.write(text)) {
+      done();
+      return;
+    }
+    // Back-pressure: wait for drain, but a child that dies meanwhile must not leave us hanging.
+    const settle = (err?: Error) => {
+      stdin.off("drain", onDrain);
+      stdin.off("close", onClose);
+      done(err);
+    };
+    const onDrain = () => settle();
+    const onClose = () => settle(new Error("not connected: the stdio server closed its input"));
+    stdin.once("drain", onDrain);
+    stdin.once("close", onClose);
   }
 
   /** Ends the session: kills the whole process group and reports the close once. */
@@ -459,6 +466,8 @@ export class ProcessGroupStdioTransport implements Transport {
     const child = this.child;
     if (child?.pid !== undefined && this.reaping === undefined) {
       try {
+        // Messages queued in this tick still go first.
+        this.input.flush();
         child.stdin?.end();
       } catch {
         // ignore: the pipe may already be broken

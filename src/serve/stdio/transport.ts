@@ -16,6 +16,7 @@ import type { Writable } from "node:stream";
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { TopLevelIdScanner } from "../../util/json/id-scan.js";
+import { TickBatcher } from "../../util/tick-batch.js";
 import { formatBytes } from "../../util/units.js";
 import { cleanOutgoing, errorReply, inspectIncoming, type RpcErrorReply } from "../rpc-guard.js";
 
@@ -68,6 +69,11 @@ export class LineStdioServerTransport implements Transport {
   private readonly onEnd = () => void this.close();
   private readonly onError = (err: Error) => this.onerror?.(err);
   private readonly onDrain = () => this.maybeResume();
+  /** Lines queued in this tick, written together when it ends. */
+  private readonly out = new TickBatcher((text, done) => {
+    if (this.opts.output.write(text)) done();
+    else this.opts.output.once("drain", () => done());
+  });
 
   constructor(private readonly opts: LineTransportOptions) {
     this.maxQueued = opts.maxQueuedBytes ?? MAX_QUEUED_BYTES;
@@ -110,13 +116,10 @@ export class LineStdioServerTransport implements Transport {
     this.onclose?.();
   }
 
+  /** One line to the client; the lines of a tick go out in one write (util/tick-batch.ts). */
   private write(message: JSONRPCMessage | RpcErrorReply): Promise<void> {
     if (this.closed) return Promise.resolve();
-    const out = this.opts.output;
-    return new Promise((resolve) => {
-      if (out.write(`${JSON.stringify(message)}\n`)) resolve();
-      else out.once("drain", resolve);
-    });
+    return this.out.push(`${JSON.stringify(message)}\n`);
   }
 
   /** A reply to one of the client's requests went out. */
@@ -131,7 +134,8 @@ export class LineStdioServerTransport implements Transport {
 
   /** Whether no more input should be read now. */
   private mustWait(): boolean {
-    const queued = (this.opts.output as Partial<Writable>).writableLength ?? 0;
+    // Lines queued in this tick count too (replies to bad lines are queued as they are read).
+    const queued = ((this.opts.output as Partial<Writable>).writableLength ?? 0) + this.out.queuedChars;
     if (queued > this.maxQueued) return true;
     // Requests the client must answer (an elicitation the pending calls wait for) arrive on the
     // same input: while one is outstanding, a full set of pending requests does not stop reading.
