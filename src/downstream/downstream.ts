@@ -141,6 +141,11 @@ export class Downstream {
     return this.admitted;
   }
 
+  /** Ready, with a session (snapshot().connected). */
+  get connected(): boolean {
+    return this.state === "ready" && this.session !== undefined;
+  }
+
   /** Calls in flight plus held leases. */
   get busy(): number {
     return this.leases;
@@ -231,7 +236,7 @@ export class Downstream {
     const snap: DownstreamSnapshot = {
       name: this.name,
       state: this.state,
-      connected: this.state === "ready" && this.session !== undefined,
+      connected: this.connected,
       tools: this.tools,
       resources: this.resources,
       prompts: this.prompts,
@@ -630,50 +635,51 @@ export class Downstream {
 
   // ---- calls --------------------------------------------------------------------------------
 
+  /**
+   * One request on the session, holding a lease on the server (idle stop) until it settles. One
+   * async function for the whole request: every layer of await is a hop on every call.
+   */
   private async request<T>(label: string, opts: CallOptions, send: (client: Client, req: RequestOptions, session: Session) => Promise<T>): Promise<T> {
     const release = this.lease();
     try {
-      return await this.requestHeld(label, opts, send);
+      // Start on first use: concurrent first calls share the one start (connect() is idempotent).
+      if (!this.started && this.admitted) this.start();
+      // A ready session (every call but the first few) is taken without waiting on a promise.
+      const s = this.state === "ready" && this.session ? this.session : await this.readySession(opts);
+      const req: RequestOptions = { signal: opts.signal };
+      if (opts.timeoutMs !== undefined) {
+        // An explicit timeout is a hard cap, progress or not.
+        req.timeout = opts.timeoutMs;
+        req.maxTotalTimeout = opts.timeoutMs;
+      } else {
+        req.timeout = opts.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+        req.resetTimeoutOnProgress = true;
+        if (opts.maxTotalMs !== undefined) req.maxTotalTimeout = opts.maxTotalMs;
+      }
+      // Always ask for progress: it is what keeps a long call inside its idle timeout, whether or
+      // not the caller wants to see it. The SDK keeps a task call's progress handler for as long
+      // as the connection lives, so the caller's sink is let go once the call is over.
+      let onProgress = opts.onProgress;
+      req.onprogress = (p) => {
+        if (!onProgress) return;
+        const out: { progress: number; total?: number; message?: string } = { progress: p.progress };
+        if (p.total !== undefined) out.total = p.total;
+        if (p.message !== undefined) out.message = s.mask ? s.mask.text(p.message) : p.message;
+        onProgress(out);
+      };
+      let result: T;
+      try {
+        result = await send(s.client, req, s);
+      } catch (err) {
+        throw this.classify(err, s, label, opts);
+      } finally {
+        onProgress = undefined;
+      }
+      // What the server sent back goes upstream: the secrets it was given must not.
+      return s.mask ? s.mask.value(result) : result;
     } finally {
       release();
     }
-  }
-
-  private async requestHeld<T>(label: string, opts: CallOptions, send: (client: Client, req: RequestOptions, session: Session) => Promise<T>): Promise<T> {
-    // Start on first use: concurrent first calls share the one start (connect() is idempotent).
-    if (!this.started && this.admitted) this.start();
-    const s = await this.readySession(opts);
-    const req: RequestOptions = { signal: opts.signal };
-    if (opts.timeoutMs !== undefined) {
-      // An explicit timeout is a hard cap, progress or not.
-      req.timeout = opts.timeoutMs;
-      req.maxTotalTimeout = opts.timeoutMs;
-    } else {
-      req.timeout = opts.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
-      req.resetTimeoutOnProgress = true;
-      if (opts.maxTotalMs !== undefined) req.maxTotalTimeout = opts.maxTotalMs;
-    }
-    // Always ask for progress: it is what keeps a long call inside its idle timeout, whether or
-    // not the caller wants to see it. The SDK keeps a task call's progress handler for as long
-    // as the connection lives, so the caller's sink is let go once the call is over.
-    let onProgress = opts.onProgress;
-    req.onprogress = (p) => {
-      if (!onProgress) return;
-      const out: { progress: number; total?: number; message?: string } = { progress: p.progress };
-      if (p.total !== undefined) out.total = p.total;
-      if (p.message !== undefined) out.message = s.mask ? s.mask.text(p.message) : p.message;
-      onProgress(out);
-    };
-    let result: T;
-    try {
-      result = await send(s.client, req, s);
-    } catch (err) {
-      throw this.classify(err, s, label, opts);
-    } finally {
-      onProgress = undefined;
-    }
-    // What the server sent back goes upstream: the secrets it was given must not.
-    return s.mask ? s.mask.value(result) : result;
   }
 
   /** Which limit a timed-out call ran into, in the words of the config. */

@@ -180,6 +180,12 @@ export class Supervisor {
     return d.snapshot();
   }
 
+  /** Whether snapshot(name)?.connected would be true, without building the snapshot. */
+  isConnected(name: string): boolean {
+    const d = this.downstreams.get(name);
+    return d !== undefined && (d.isAdmitted || !d.cfg.enabled) && d.connected;
+  }
+
   /** Admitted, started and disabled servers, sorted by name. */
   snapshots(): DownstreamSnapshot[] {
     return [...this.downstreams.keys()]
@@ -202,8 +208,13 @@ export class Supervisor {
   }
 
   /** Calls a tool by its wire name. `isError` results are normal results. */
-  async callTool(server: string, wireTool: string, args: Record<string, unknown>, opts?: CallOptions): Promise<CallToolResult> {
-    return (await this.pick(server, opts).callTool(wireTool, args, opts)) as CallToolResult;
+  callTool(server: string, wireTool: string, args: Record<string, unknown>, opts?: CallOptions): Promise<CallToolResult> {
+    // Not async: the call's own promise is handed back, one hop fewer on every call.
+    try {
+      return this.pick(server, opts).callTool(wireTool, args, opts) as Promise<CallToolResult>;
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
   }
 
   async readResource(server: string, uri: string, opts?: CallOptions): Promise<ReadResourceResult> {

@@ -405,9 +405,10 @@ export class Hub {
    * Makes sure the server runs and its listing is live before a call goes out, so the call is
    * checked against the tools the server has now (a stale cache is corrected first).
    */
-  async ensureLive(server: string, signal?: AbortSignal): Promise<void> {
-    if (this.catalog.listingOf(server)?.source === "live" && this.supervisor.snapshot(server)?.connected) return;
-    await this.waitLive(server, signal);
+  ensureLive(server: string, signal?: AbortSignal): Promise<void> | undefined {
+    // Every call through call_tool asks: a server that is up answers without a promise to wait on.
+    if (this.catalog.listingOf(server)?.source === "live" && this.supervisor.isConnected(server)) return undefined;
+    return this.waitLive(server, signal);
   }
 
   /** Called after a reload was applied (sessions re-check what they advertise). */

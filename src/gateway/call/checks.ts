@@ -54,10 +54,17 @@ export function admit(ctx: CallContext): CallOutcome | undefined {
   return busy !== undefined ? { kind: "busy", message: busy } : undefined;
 }
 
-/** Only a valid call is put to the user; the time they take is not the call's duration. */
-export async function confirm(ctx: CallContext): Promise<CallOutcome | undefined> {
+/**
+ * Only a valid call is put to the user; the time they take is not the call's duration. A call
+ * that needs no confirmation (nearly every one) goes on without a promise to wait on.
+ */
+export function confirm(ctx: CallContext): CallOutcome | undefined | Promise<CallOutcome | undefined> {
   const gate = ctx.gate;
   if (!gate || gate.confirmRule === undefined) return undefined;
+  return ask(ctx, gate);
+}
+
+async function ask(ctx: CallContext, gate: NonNullable<CallContext["gate"]>): Promise<CallOutcome | undefined> {
   const asked = performance.now();
   const refusal = await ctx.ports.guard.confirm(ctx.view.agent, entryOf(ctx), gate, ctx.args, {
     ask: askOnSession(ctx.caller),

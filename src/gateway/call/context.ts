@@ -33,8 +33,8 @@ export interface ServerAccess {
   catalog: Pick<Catalog, "listingOf" | "hasServer" | "index">;
   /** Starts the server when idle and waits (bounded) until it has a listing. */
   ensureListing(server: string, signal?: AbortSignal): Promise<void>;
-  /** Starts the server when needed and waits (bounded) until its listing is live. */
-  ensureLive(server: string, signal?: AbortSignal): Promise<void>;
+  /** Starts the server when needed and waits (bounded) until its listing is live; undefined when it is live already. */
+  ensureLive(server: string, signal?: AbortSignal): Promise<void> | undefined;
   /** Waits (bounded) for in-scope servers whose tools are not known yet; true when any became ready. */
   waitForPending(view: AgentView, signal?: AbortSignal): Promise<boolean>;
   /** The CLI command an operator runs (`mcphub [--config X] ARGS`), for the fixes errors name. */

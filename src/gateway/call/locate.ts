@@ -78,7 +78,8 @@ async function locatePublished(servers: ServerAccess, view: AgentView, name: str
   let entry = hit?.item;
   if (entry && servers.catalog.listingOf(entry.server)?.source !== "live") {
     // Known only from the cache: start the server, then call against the tools it has now.
-    await waited(clock, servers.ensureLive(entry.server, signal)).catch(() => undefined);
+    const live = servers.ensureLive(entry.server, signal);
+    if (live) await waited(clock, live).catch(() => undefined);
     entry = view.toolMounts().byPublished.get(name)?.item;
   }
   if (entry) return { entry };
@@ -110,7 +111,8 @@ export async function locateTool(
     if (hit && (!opts.live || catalog.listingOf(hit.item.server)?.source === "live")) return { entry: hit.item };
     if (hit) {
       // Known only from the cache: start the server, then look the name up in what it has now.
-      await waited(opts.clock, servers.ensureLive(hit.item.server, signal)).catch(() => undefined);
+      const live = servers.ensureLive(hit.item.server, signal);
+      if (live) await waited(opts.clock, live).catch(() => undefined);
       const again = view.toolMounts().byPublished.get(tool);
       if (again) return { entry: again.item };
     }
@@ -144,7 +146,9 @@ export async function locateTool(
   // added since it was cached. Either way, ask the live server before answering.
   if (opts.live || (!found.entry && catalog.listingOf(ref.server)?.source === "cached")) {
     try {
-      await waited(opts.clock, servers.ensureLive(ref.server, signal));
+      // Every call of a running server passes here: only a server that is not up is waited for.
+      const live = servers.ensureLive(ref.server, signal);
+      if (live) await waited(opts.clock, live);
     } catch (err) {
       if (opts.live) return { doc: unavailable(servers, ref.server, err) };
     }

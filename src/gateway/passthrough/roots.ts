@@ -49,11 +49,14 @@ export class RootsBarrier {
     });
   }
 
-  /** Resolves once the connection has no roots answer pending, or after timeoutMs, or on abort. */
-  async settled(key: string, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+  /**
+   * Resolves once the connection has no roots answer pending, or after timeoutMs, or on abort;
+   * undefined when none is pending (every call asks: most have nothing to wait for).
+   */
+  settled(key: string, timeoutMs: number, signal?: AbortSignal): Promise<void> | undefined {
     const set = this.pending.get(key);
-    if (!set || set.size === 0) return;
-    await new Promise<void>((resolveWait) => {
+    if (!set || set.size === 0) return undefined;
+    return new Promise<void>((resolveWait) => {
       const timer = setTimeout(done, timeoutMs);
       timer.unref();
       function done() {

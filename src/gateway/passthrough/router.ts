@@ -207,7 +207,8 @@ export class Passthrough {
   async run<T>(caller: Caller | undefined, server: string, fn: (opts: Pick<CallOptions, "connection" | "onTask">) => Promise<T>, signal?: AbortSignal): Promise<T> {
     const connection = caller ? this.connectionFor(caller.peer, server) : undefined;
     const key = connKey(server, connection);
-    await this.roots.settled(key, this.config.connect_timeout, signal);
+    const roots = this.roots.settled(key, this.config.connect_timeout, signal);
+    if (roots) await roots;
     if (!caller) return fn({});
     if (connection !== undefined) this.dedicated.add(connection);
     const rec: InFlight = { peer: caller.peer, ...(caller.requestId !== undefined ? { requestId: caller.requestId } : {}), ...(caller.task ? { task: caller.task } : {}) };

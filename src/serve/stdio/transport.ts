@@ -16,6 +16,7 @@ import type { Writable } from "node:stream";
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { TopLevelIdScanner } from "../../util/json/id-scan.js";
+import { jsonTextOf } from "../../util/json/stream.js";
 import { TickBatcher } from "../../util/tick-batch.js";
 import { formatBytes } from "../../util/units.js";
 import { cleanOutgoing, errorReply, inspectIncoming, type RpcErrorReply } from "../rpc-guard.js";
@@ -31,6 +32,25 @@ export interface LineTransportOptions {
   maxQueuedBytes?: number;
   /** Unanswered requests beyond which no more input is read (default 256). */
   maxPending?: number;
+}
+
+/**
+ * The message as one line. A tool call's result was serialised once already, when the call
+ * measured it against the response budget (util/json/stream.ts keeps that text): a reply shaped
+ * {jsonrpc, id, result}, as the direct call path sends it, is written around that text instead of
+ * serialising the result a second time. The line is the same JSON.stringify(message) would give.
+ */
+export function lineOf(message: JSONRPCMessage | RpcErrorReply): string {
+  const m = message as { jsonrpc?: unknown; id?: unknown; result?: unknown };
+  const result = m.result;
+  if (result !== null && typeof result === "object" && m.jsonrpc === "2.0" && (typeof m.id === "string" || typeof m.id === "number")) {
+    const text = jsonTextOf(result);
+    if (text !== undefined) {
+      const keys = Object.keys(m);
+      if (keys.length === 3 && keys[0] === "jsonrpc" && keys[1] === "id" && keys[2] === "result") return `{"jsonrpc":"2.0","id":${JSON.stringify(m.id)},"result":${text}}\n`;
+    }
+  }
+  return `${JSON.stringify(message)}\n`;
 }
 
 /** Replies waiting in the pipe and the process before the gateway stops reading requests. */
@@ -119,7 +139,7 @@ export class LineStdioServerTransport implements Transport {
   /** One line to the client; the lines of a tick go out in one write (util/tick-batch.ts). */
   private write(message: JSONRPCMessage | RpcErrorReply): Promise<void> {
     if (this.closed) return Promise.resolve();
-    return this.out.push(`${JSON.stringify(message)}\n`);
+    return this.out.push(lineOf(message));
   }
 
   /** A reply to one of the client's requests went out. */
