@@ -84,10 +84,10 @@ export function routeCallsDirectly(server: Server, transport: Transport, handler
     const extra: CallExtra = {
       signal: ac.signal,
       requestId: id,
+      progressToken,
       notify: async (n) => {
         if (!ac.signal.aborted) await server.notification(n, { relatedRequestId: id });
       },
-      ...(progressToken !== undefined ? { progressToken } : {}),
     };
     Promise.resolve()
       .then(() => handler(params, extra))

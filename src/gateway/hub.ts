@@ -207,19 +207,26 @@ export class Hub {
             this.passthrough.run(
               caller,
               entry.server,
-              (route) =>
-                this.supervisor.callTool(entry.server, entry.wire, args, {
-                  ...route,
-                  ...o.limits,
-                  ...(o.signal ? { signal: o.signal } : {}),
-                  ...(o.onProgress ? { onProgress: o.onProgress } : {}),
-                  ...(o.task ? { task: o.task } : {}),
+              (route) => {
+                const limits: { timeoutMs?: number; idleTimeoutMs?: number; maxTotalMs?: number } = o.limits;
+                // Every field set, in one order: one shape for every call's options (spreading
+                // the parts built a new shape per combination, and the reads downstream went
+                // megamorphic on the hot path).
+                return this.supervisor.callTool(entry.server, entry.wire, args, {
+                  connection: route.connection,
+                  timeoutMs: limits.timeoutMs,
+                  idleTimeoutMs: limits.idleTimeoutMs,
+                  maxTotalMs: limits.maxTotalMs,
+                  signal: o.signal,
+                  onProgress: o.onProgress,
+                  task: o.task,
                   // The pass-through routes by the downstream's task id; the registry mirrors its status.
                   onTask: (t) => {
                     route.onTask?.(t);
                     o.onTask?.(t);
                   },
-                }),
+                });
+              },
               o.signal,
             ),
           { "mcp.method.name": "tools/call", "gen_ai.tool.name": entry.wire, "mcphub.server": entry.server },

@@ -89,7 +89,7 @@ export function createSession(hub: Hub, initialView: AgentView): Session {
   hub.passthrough.attach(peer);
   server.oninitialized = () => peer.markInitialized();
   const pass = hub.passthrough;
-  const caller = (requestId: Caller["requestId"]): Caller => ({ peer, ...(requestId !== undefined ? { requestId } : {}) });
+  const caller = (requestId: Caller["requestId"]): Caller => ({ peer, requestId, task: undefined });
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: view.advertisement().tools }));
 
@@ -111,13 +111,12 @@ export function createSession(hub: Hub, initialView: AgentView): Session {
       view,
       signal: extra.signal,
       caller: caller(extra.requestId),
-      ...(token !== undefined
-        ? {
-            onProgress: (p: { progress: number; total?: number; message?: string }) => {
+      onProgress:
+        token !== undefined
+          ? (p: { progress: number; total?: number; message?: string }) => {
               void extra.notify({ method: "notifications/progress", params: { progressToken: token, ...p } }).catch(() => undefined);
-            },
-          }
-        : {}),
+            }
+          : undefined,
     };
     const name = params.name;
     // Recursive walks further on (schema validation, canonical JSON) would overflow the stack.

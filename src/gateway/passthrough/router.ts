@@ -211,7 +211,8 @@ export class Passthrough {
     if (roots) await roots;
     if (!caller) return fn({});
     if (connection !== undefined) this.dedicated.add(connection);
-    const rec: InFlight = { peer: caller.peer, ...(caller.requestId !== undefined ? { requestId: caller.requestId } : {}), ...(caller.task ? { task: caller.task } : {}) };
+    // One shape for every record (spread optional parts made a literal the runtime builds slowly).
+    const rec: InFlight = { peer: caller.peer, requestId: caller.requestId, task: caller.task };
     const list = this.inflight.get(key) ?? [];
     list.push(rec);
     this.inflight.set(key, list);
