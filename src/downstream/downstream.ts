@@ -3,7 +3,7 @@
 // backoff, coalesced re-lists on list_changed, and calls with timeout, progress, cancellation and
 // outcome-unknown handling. The supervisor owns one per server.
 import { ErrorCode, McpError, type CompleteRequest, type LoggingLevel, type ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
-import { CallToolResultFastSchema } from "./fast-messages.js";
+import { CallToolResultRequestSchema } from "./fast-messages.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Prompt, Resource, Tool } from "@modelcontextprotocol/sdk/types.js";
@@ -300,7 +300,7 @@ export class Downstream {
       if (goesAsTask(s.capabilities, s.taskSupport(tool), opts.task !== undefined)) {
         return callAsTask(client, s.tasks, tool, args, req, taskLimits(opts));
       }
-      return client.request({ method: "tools/call", params: { name: tool, arguments: args } }, CallToolResultFastSchema, req);
+      return client.request({ method: "tools/call", params: { name: tool, arguments: args } }, CallToolResultRequestSchema, req);
     });
   }
 

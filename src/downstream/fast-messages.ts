@@ -7,6 +7,7 @@
 // only for everything else, whose output and errors are then the schema's own. Progress,
 // cancellation and timeouts stay the SDK Protocol's: only the parsing is replaced.
 import { CallToolResultSchema, JSONRPCMessageSchema, type CallToolResult, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { z } from "zod";
 
 type Plain = Record<string, unknown>;
@@ -28,7 +29,7 @@ function isRequestId(v: unknown): boolean {
  * JSONRPCResultResponseSchema accepts unchanged (its result is a loose object whose only checked
  * key is `_meta`).
  */
-function isPlainResultResponse(m: Plain): boolean {
+export function isPlainResultResponse(m: Plain): boolean {
   let keys = 0;
   for (const k in m) {
     if (k !== "jsonrpc" && k !== "id" && k !== "result") return false;
@@ -88,3 +89,41 @@ export const CallToolResultFastSchema = z.unknown().transform((value): CallToolR
   if (!parsed.success) throw parsed.error;
   return parsed.data;
 });
+
+/**
+ * The same check for Protocol.request()'s result, without zod's machinery around it. The SDK
+ * parses a result with any schema that has no zod-4 internals through its own safeParse (its
+ * zod-3 path, sdk/server/zod-compat.ts); a plain result passes as it is, anything else gets
+ * CallToolResultSchema's own verdict and output. (A zod transform cost a parse context, a pipe
+ * and a payload per call on the hot path.)
+ */
+const requestResultParser = {
+  safeParse(value: unknown): { success: true; data: CallToolResult } | { success: false; error: z.ZodError } {
+    if (isPlainCallResult(value)) return { success: true, data: value };
+    return CallToolResultSchema.safeParse(value);
+  },
+};
+export const CallToolResultRequestSchema = requestResultParser as unknown as typeof CallToolResultSchema;
+
+/** The parts of the SDK Protocol (a Client) the response fast path reaches. */
+interface ProtocolInternals {
+  _onresponse?: (message: JSONRPCMessage) => void;
+}
+
+/**
+ * Puts a fast path in front of the Client on its transport (call right after connect): a plain
+ * result response, which the Protocol would recognise only after up to two zod parses of the
+ * whole message (isJSONRPCResultResponse, then its handler), goes to the Protocol's response
+ * handling directly; every other message takes the Protocol's own route. Only what
+ * isPlainResultResponse accepts is taken, all of which the Protocol's check accepts too.
+ */
+export function routeResponsesDirectly(client: object, transport: Transport): void {
+  const onresponse = (client as ProtocolInternals)._onresponse;
+  const protocol = transport.onmessage;
+  if (typeof onresponse !== "function" || !protocol) return;
+  const respond = onresponse.bind(client);
+  transport.onmessage = (message, extra) => {
+    if (isPlain(message) && isPlainResultResponse(message)) respond(message);
+    else protocol(message, extra);
+  };
+}

@@ -38,6 +38,7 @@ import { isSandboxed } from "../config/sandbox.js";
 import { explainLaunchFailure, prepareSandbox, SandboxError, type SandboxSummary } from "../sandbox/index.js";
 import { buildChildEnv, resolveChildCwd } from "./stdio/child-env.js";
 import { SecretMask } from "./secret-mask.js";
+import { routeResponsesDirectly } from "./fast-messages.js";
 import { findCommand } from "./stdio/spawn-plan.js";
 import { explainingLine, SENSITIVE_NAME_RE, sanitizeLine, sanitizeText, sensitiveEnvValues, summarizeStartupStderr } from "./sanitize.js";
 import { ProcessGroupStdioTransport } from "./stdio/transport.js";
@@ -298,6 +299,8 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
     const connectOpts = { signal: controller.signal, timeout: opts.timeoutMs };
     phase = "handshaking";
     await client.connect(transport, connectOpts);
+    // A stdio server's answers skip the Protocol's zod look at every message (fast-messages.ts).
+    if (stdio) routeResponsesDirectly(client, transport);
     phase = "listing tools";
     const tools = masked((await listAllOf("tools", client, connectOpts)) as Tool[]);
     const caps = client.getServerCapabilities() ?? {};

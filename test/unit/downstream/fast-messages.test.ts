@@ -4,7 +4,15 @@
 import { deserializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
-import { CallToolResultFastSchema, isPlainCallResult, parseMessageLine } from "../../../src/downstream/fast-messages.js";
+import { JSONRPCMessageSchema, isJSONRPCResultResponse, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import {
+  CallToolResultFastSchema,
+  CallToolResultRequestSchema,
+  isPlainCallResult,
+  parseMessageLine,
+  routeResponsesDirectly,
+} from "../../../src/downstream/fast-messages.js";
 
 const outcome = (f: () => unknown) => {
   try {
@@ -105,5 +113,61 @@ describe("CallToolResultFastSchema", () => {
     expect(isPlainCallResult({})).toBe(false); // the schema fills in content: []
     expect(isPlainCallResult({ content: [{ type: "text", text: "x", junk: 1 }] })).toBe(false); // it strips junk
     expect(CallToolResultFastSchema.parse({})).toEqual({ content: [] });
+  });
+});
+
+describe("the request path's result parser and response route", () => {
+  const results: unknown[] = [
+    { content: [{ type: "text", text: "hi" }] },
+    { content: [{ type: "text", text: "hi" }], isError: true, structuredContent: { a: 1 } },
+    {},
+    { content: [{ type: "image", data: "AA==", mimeType: "image/png" }] },
+    { content: [{ type: "text", text: "x", junk: 1 }] },
+    { content: "not a list" },
+    { content: [{ type: "nope" }] },
+    { content: [], _meta: { progressToken: 1 } },
+  ];
+
+  it("gives CallToolResultSchema's verdict and output for every result, and the plain ones as they are", () => {
+    for (const r of results) {
+      const mine = CallToolResultRequestSchema.safeParse(r);
+      const theirs = CallToolResultSchema.safeParse(r);
+      expect(mine.success).toBe(theirs.success);
+      if (mine.success && theirs.success) expect(mine.data).toEqual(theirs.data);
+      if (!mine.success && !theirs.success) expect(String(mine.error)).toBe(String(theirs.error));
+      if (isPlainCallResult(r)) expect(mine.data).toBe(r);
+    }
+  });
+
+  it("takes only plain result responses past the Protocol's route, each one the Protocol would take as a response", () => {
+    const direct: unknown[] = [];
+    const routed: unknown[] = [];
+    const client = { _onresponse: (m: unknown) => direct.push(m) };
+    const transport = { onmessage: (m: unknown) => routed.push(m) } as unknown as Transport;
+    routeResponsesDirectly(client, transport);
+    const messages = [
+      ...LINES.flatMap((l) => {
+        try {
+          return [JSON.parse(l) as unknown];
+        } catch {
+          return [];
+        }
+      }),
+      { jsonrpc: "2.0", id: 2, result: { content: [] } },
+      { jsonrpc: "2.0", id: 3, result: { _meta: { x: 1 } } },
+      { jsonrpc: "2.0", id: 4, error: { code: -1, message: "no" } },
+      { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: 1, progress: 1 } },
+      { jsonrpc: "2.0", id: 5, method: "ping" },
+    ];
+    for (const m of messages) transport.onmessage?.(m as JSONRPCMessage);
+    expect(direct.length + routed.length).toBe(messages.length);
+    expect(direct.length).toBeGreaterThan(0);
+    for (const m of direct) {
+      expect(isJSONRPCResultResponse(m)).toBe(true);
+      expect(JSONRPCMessageSchema.safeParse(m).success).toBe(true);
+    }
+    for (const m of routed) expect(direct).not.toContain(m);
+    expect(routed).toContainEqual({ jsonrpc: "2.0", id: 4, error: { code: -1, message: "no" } });
+    expect(routed).toContainEqual({ jsonrpc: "2.0", id: 3, result: { _meta: { x: 1 } } });
   });
 });
