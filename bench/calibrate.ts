@@ -34,24 +34,28 @@ interface Cell {
   right: number;
   confident: number;
   n: number;
+  /** Confident answers to requests nothing in the catalogue serves. */
+  unserved: number;
 }
 
 function measure(ranked: Ranked[], half: Half, rules: Partial<AssessRules>): Cell {
   let right = 0;
   let confident = 0;
   let n = 0;
+  let unserved = 0;
   for (const r of ranked) {
     if (r.half !== half) continue;
     n++;
     const a = assessRoute(r.matches, Math.max(r.termCount, 1), r.total, { rules });
     if (a.status !== "confident") continue;
     confident++;
+    if (r.expected.length === 0) unserved++;
     if (r.expected.includes(r.matches[0]?.entry.namespaced ?? "")) right++;
   }
-  return { right, confident, n };
+  return { right, confident, n, unserved };
 }
 
-const cell = (c: Cell): string => `${(c.confident ? c.right / c.confident : 0).toFixed(3)} (${c.right}/${c.confident})  ${(c.confident / Math.max(1, c.n)).toFixed(3)}`;
+const cell = (c: Cell): string => `${(c.confident ? c.right / c.confident : 0).toFixed(3)} (${c.right}/${c.confident})  ${(c.confident / Math.max(1, c.n)).toFixed(3)}  ${c.unserved}`;
 
 function main(): void {
   const withCheck = process.argv.includes("--check");
@@ -82,10 +86,12 @@ function main(): void {
 
   const grid: Partial<AssessRules>[] = [];
   for (const toolObject of [false, true])
+   for (const toolEvidence of [false, true])
+    for (const verbAgrees of [false, true])
     for (const coverage of [0.5, 0.6, 0.67])
       for (const serverHeldMin of [0, 1])
         for (const otherServerGap of [0.3, 0.4, 0.5])
-          for (const siblingGap of [0.15, 0.2, 0.25, 0.3, 0.35]) grid.push({ toolObject, coverage, serverHeldMin, otherServerGap, siblingGap });
+          for (const siblingGap of [0.15, 0.2, 0.25, 0.3, 0.35]) grid.push({ toolObject, toolEvidence, verbAgrees, coverage, serverHeldMin, otherServerGap, siblingGap });
 
   const [liveSet, , exampleSet] = rankedSets as [Ranked[], Ranked[], Ranked[]];
   const measured = grid.map((g) => ({ g, cells: rankedSets.map((r) => halves.map((h) => measure(r, h, g))) }));
@@ -102,10 +108,12 @@ function main(): void {
   const same = (a: Partial<AssessRules>, b: Partial<AssessRules>): boolean => (Object.keys(a) as (keyof AssessRules)[]).every((k) => a[k] === b[k]);
   const shipped = measured.find((m) => same(m.g, ASSESS_RULES));
 
-  const header = ["", "object", "cover", "server", "other", "sibling", ...sets.flatMap((s) => halves.map((h) => `${s.name}, ${h}: prec (right/conf)  share`))];
+  const header = ["", "object", "evid", "verb", "cover", "server", "other", "sibling", ...sets.flatMap((s) => halves.map((h) => `${s.name}, ${h}: prec (right/conf)  share  unservable`))];
   const row = (m: (typeof measured)[number], mark: string): string[] => [
     mark,
     m.g.toolObject ? "tool" : "-",
+    m.g.toolEvidence ? "tool" : "-",
+    m.g.verbAgrees ? "on" : "-",
     String(m.g.coverage),
     String(m.g.serverHeldMin),
     String(m.g.otherServerGap),

@@ -66,6 +66,14 @@ export const SIBLING_GAP = 0.35;
  * request nothing serves is the worst answer), see docs/discovery.md, "Calibration, third round".
  */
 export const TOOL_OBJECT = true;
+/**
+ * Never confident for a request no configured tool serves (issue 23): such a request shares at
+ * most a word or two with some tool, by coincidence, usually through a server's text or a word the
+ * catalogue does not know. Positive evidence in the tool's own text is required (AssessRules).
+ */
+export const TOOL_EVIDENCE = true;
+/** See AssessRules.verbAgrees; swept by bench/calibrate.ts. */
+export const VERB_AGREES = false;
 /** A lead this wide, with every content word held, is `high` confidence. */
 export const HIGH_GAP = 0.5;
 
@@ -109,6 +117,18 @@ export interface AssessRules {
    * when the request has one the catalogue knows (names and values it never mentions do not count).
    */
   toolObject: boolean;
+  /**
+   * Positive evidence: the tool's own text (name, title, description, fields, per-tool hints) holds
+   * at least one content word of the request that the catalogue knows. Server text alone, or
+   * words no tool mentions, never make an answer confident.
+   */
+  toolEvidence: boolean;
+  /**
+   * The request's leading verb, when the catalogue knows it, is held by the tool's own text or
+   * agrees with the tool's action (signals/action.ts): "play some jazz" is not confidently a tool
+   * whose only link to the request is its object.
+   */
+  verbAgrees: boolean;
 }
 export const ASSESS_RULES: Readonly<AssessRules> = {
   weakScore: WEAK_SCORE,
@@ -117,6 +137,8 @@ export const ASSESS_RULES: Readonly<AssessRules> = {
   otherServerGap: OTHER_SERVER_GAP,
   siblingGap: SIBLING_GAP,
   toolObject: TOOL_OBJECT,
+  toolEvidence: TOOL_EVIDENCE,
+  verbAgrees: VERB_AGREES,
 };
 
 /** What the ranking alone does not know. */
@@ -141,15 +163,21 @@ export function contentCoverage(evidence: readonly ConceptEvidence[] | undefined
   serverHeld: number;
   /** Whether the tool's own text holds the request's object (or it has none the catalogue knows). */
   objectHeld: boolean;
+  /** Content words the catalogue knows that the tool's own text holds (positive evidence for the tool itself). */
+  toolHeld: number;
+  /** Whether the request's leading verb is a word the catalogue knows that the tool's own text does not hold. */
+  verbMissing: boolean;
 } {
-  if (!evidence || evidence.length === 0) return { share: 0, content: 0, generic: false, serverHeld: 0, objectHeld: false };
+  if (!evidence || evidence.length === 0) return { share: 0, content: 0, generic: false, serverHeld: 0, objectHeld: false, toolHeld: 0, verbMissing: false };
   const content = evidence.filter((e) => !isGenericStem(e.stem));
-  if (content.length === 0) return { share: 0, content: 0, generic: true, serverHeld: 0, objectHeld: false };
+  if (content.length === 0) return { share: 0, content: 0, generic: true, serverHeld: 0, objectHeld: false, toolHeld: 0, verbMissing: false };
   const held = content.filter((e) => Math.max(e.tool, e.server) >= HELD_WEIGHT).length;
   const serverHeld = content.filter((e) => e.server >= HELD_WEIGHT).length;
   const objects = content.filter((e) => !e.verb && e.known);
   const objectHeld = objects.length === 0 || objects.some((e) => e.tool >= HELD_WEIGHT);
-  return { share: held / content.length, content: content.length, generic: false, serverHeld, objectHeld };
+  const toolHeld = content.filter((e) => e.known && e.tool >= HELD_WEIGHT).length;
+  const verbMissing = content.some((e) => e.verb === true && e.known && e.tool < HELD_WEIGHT);
+  return { share: held / content.length, content: content.length, generic: false, serverHeld, objectHeld, toolHeld, verbMissing };
 }
 
 /**
@@ -184,7 +212,9 @@ export function assessRoute(matches: readonly RankedMatch[], termCount: number, 
   // well the tool's own words match: the same reason code (reformulate with capability words).
   const serverDisagrees = top.serverTools !== 1 && coverage.serverHeld < rules.serverHeldMin;
   const objectMissing = rules.toolObject && !coverage.objectHeld;
-  const weak = top.score < rules.weakScore || coverage.share < rules.coverage || serverDisagrees || objectMissing;
+  const noToolEvidence = rules.toolEvidence && coverage.toolHeld === 0;
+  const verbDisagrees = rules.verbAgrees && coverage.verbMissing && (top.action ?? 0) <= 0;
+  const weak = top.score < rules.weakScore || coverage.share < rules.coverage || serverDisagrees || objectMissing || noToolEvidence || verbDisagrees;
   const low = termCount >= 8 && mf < 0.25;
   const pending = (opts.pendingServers ?? 0) > 0;
   const truncated = opts.queryTruncated === true;

@@ -31,7 +31,8 @@ export interface RankedMatch {
   evidence?: ConceptEvidence[];
   /** How many tools the match's server has in the index (with `explain`; resolve's server-agreement rule reads it). */
   serverTools?: number;
-
+  /** Action agreement of the tool with the request, in [−1, 1] (with `explain`; 0 = no related action). */
+  action?: number;
 }
 
 /**
@@ -49,6 +50,8 @@ export interface ConceptEvidence {
   known: boolean;
   /** Whether the concept is the request's leading verb (its action, signals/action.ts), not its object. */
   verb?: boolean;
+  /** The IDF of the concept's own stem over the tools (how much a match on it tells; the calibrated confidence weighs it). */
+  idf?: number;
 }
 
 export interface SearchOptions {
@@ -589,6 +592,7 @@ export class SearchIndex {
         if (opts.explain) {
           m.evidence = this.explain(id, concepts, leadingVerb);
           m.serverTools = this.servers[this.docServer[id] as number]?.docIds.length ?? 0;
+          m.action = factor[id] as number;
         }
         return m;
       });
@@ -673,7 +677,8 @@ export class SearchIndex {
       const first = concept[0] as Term;
       const known = concept.some((t) => this.vocab.has(t.stem) || this.vocab.has(t.word));
       const verb = leadingVerb !== undefined && concept.some((t) => t.word === leadingVerb);
-      return { word: first.word, stem: first.stem, tool, server: srvWeight, known, ...(verb ? { verb } : {}) };
+      const idf = idfOf(this.docCount, this.toolPostings.get(first.stem)?.ids.length ?? 0);
+      return { word: first.word, stem: first.stem, tool, server: srvWeight, known, idf, ...(verb ? { verb } : {}) };
     });
   }
 
