@@ -84,6 +84,15 @@ export const SCORER = {
   synonymWeight: 0.6,
   /** A WordNet derivation of the query word (same root, another part of speech). */
   derivationWeight: 0.8,
+  /**
+   * A WordNet sense-mate of the query word (a noun/adjective/adverb synonym in one of its most
+   * frequent senses, or a derivation of one: "plus" → sum, add; text/wordnet.ts senseMates).
+   * Below resolve's HELD_WEIGHT, so it would rank but never make an answer confident on its own.
+   * Off (0): measured in issue 23's fourth round at 0.2 it raised the everyday tune half's hit@5
+   * 0.872 → 0.923 but lowered the check half's 0.889 → 0.867, and LiveMCPBench natural check
+   * hit@1 0.633 → 0.621 (docs/discovery.md, "Fourth round"). Kept as a tunable to re-measure.
+   */
+  senseMateWeight: 0,
   prefixWeight: 0.4,
   fuzzyWeight: 0.4,
   /** Evidence multiplier per unit of matched fraction (coordination). */
@@ -742,6 +751,12 @@ export class SearchIndex {
     for (const w of wordnet.derivations(term.word)) {
       const s = stemWord(w);
       if (this.vocab.has(s)) put(s, SCORER.derivationWeight);
+    }
+    if (SCORER.senseMateWeight > 0) {
+      for (const w of wordnet.senseMates(term.word)) {
+        const s = stemWord(w);
+        if (this.vocab.has(s)) put(s, SCORER.senseMateWeight);
+      }
     }
     for (const p of this.vocab.prefixRelated(term.stem, SCORER.maxPrefixExpansions)) put(p, SCORER.prefixWeight);
     if (!this.vocab.has(term.stem)) for (const f of this.vocab.oneEditAway(term.stem)) put(f, SCORER.fuzzyWeight);
