@@ -131,6 +131,38 @@ export const SCORER = {
 };
 
 /**
+ * resolve_tool's calibrated confidence (assess.ts confidenceOf): a logistic model of "the top match
+ * is a right answer", over features of the explained ranking head, read where the threshold rules
+ * (ASSESS_RULES) find the margin or the coverage short:
+ *
+ *   p = σ(bias + minLead·ln(0.02 + min(other, sibling)) + otherLead·ln(0.02 + other)
+ *         + toolShare·t + actionSeparates·a + logScore·ln(1 + score))
+ *
+ * other / sibling: the top's lead (share of its score) over the best tool of another server / the
+ * next tool of its own; t: the share of the request's known content words the tool's own text
+ * holds; a: 1 when the top's action agrees with the request's and its nearest sibling's agrees
+ * less (what tells siblings apart when their server's text matches alike). Only answers with
+ * positive evidence in the tool's own text, the request's object held, no tie and a score above
+ * the weak bar are scored at all.
+ *
+ * Fitted by `npx tsx bench/calibrate.ts --fit` (prints this literal): L2-regularised (λ = 1)
+ * logistic regression by Newton steps on the TUNE halves of the everyday requests, the example
+ * requests and the natural requests over LiveMCPBench, each set weighted alike so that the 40-tool
+ * and the 527-tool catalogues count the same; the threshold is the lowest of 0.80, 0.81, … 0.99 from
+ * which up the rules-or-model answer keeps tune precision ≥ 0.95 on the example config (both sets)
+ * and on LiveMCPBench. The check halves were looked at once, after fitting.
+ */
+export const CONFIDENCE_MODEL = {
+  bias: -2.855,
+  minLead: 0.751,
+  otherLead: 0.531,
+  toolShare: 1.17,
+  actionSeparates: 0.878,
+  logScore: 0.792,
+  threshold: 0.95,
+};
+
+/**
  * A posting list whose weighted IDF is below this can add at most ~1 point (0.05 × 2.2 × 10) to
  * any score. Such expansions (synonyms, prefixes, typos of words found nearly everywhere) are
  * skipped, which keeps them from costing time; the query's own word still matches, with its
