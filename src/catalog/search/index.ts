@@ -153,12 +153,12 @@ export const SCORER = {
  * and on LiveMCPBench. The check halves were looked at once, after fitting.
  */
 export const CONFIDENCE_MODEL = {
-  bias: -2.855,
-  minLead: 0.751,
-  otherLead: 0.531,
-  toolShare: 1.17,
+  bias: -2.911,
+  minLead: 0.739,
+  otherLead: 0.527,
+  toolShare: 1.164,
   actionSeparates: 0.878,
-  logScore: 0.792,
+  logScore: 0.799,
   threshold: 0.95,
 };
 
