@@ -178,7 +178,7 @@ describe("calibrated confidence (CONFIDENCE_MODEL)", () => {
   });
 
   it("does not vouch when the sibling's action agrees as much (nothing tells them apart)", () => {
-    const ranking = [match("memory", "delete_relations", 800, 1), match("memory", "delete_entities", 600, 1), match("files", "x", 60, 0)];
+    const ranking = [match("memory", "delete_relations", 800, 1), match("memory", "delete_entities", 700, 1), match("files", "x", 60, 0)];
     expect(confidenceOf(confidenceFeatures(ranking) as NonNullable<ReturnType<typeof confidenceFeatures>>)).toBeLessThan(CONFIDENCE_MODEL.threshold);
     expect(assessRoute(ranking, 2, 3).reasonCodes).toContain("close_scores");
   });
