@@ -5,6 +5,16 @@
 //
 //   npx tsx bench/calibrate.ts            # tune half only
 //   npx tsx bench/calibrate.ts --check    # also the check half (reporting only)
+//   npx tsx bench/calibrate.ts --fit      # refit CONFIDENCE_MODEL (src/catalog/search/index.ts)
+//                                         # on the tune halves; prints its curve and the literal
+//
+// The sweep applies the shipped calibrated model (ASSESS_RULES.modelThreshold) on top of each
+// rule set. --fit: logistic regression (L2, λ = 1, Newton steps) of "the top match is right" over
+// assess.ts confidenceFeatures, on the answers the model may speak for (modelEligible) in the tune
+// halves of four sets, each weighted alike: everyday and example requests (example config) and
+// natural requests over LiveMCPBench, alone and with MCP-Zero's distractors. The threshold: the
+// lowest of 0.80 … 0.99 from which up every set keeps its tune precision bar (0.95, or the
+// threshold rules' own precision where that is lower).
 //
 // Each row: the server-agreement minimum, the other-server and sibling gaps; per set, confident
 // precision (right / confident) and confident share (confident / all requests of the half,
