@@ -50,8 +50,6 @@ export interface ConceptEvidence {
   known: boolean;
   /** Whether the concept is the request's leading verb (its action, signals/action.ts), not its object. */
   verb?: boolean;
-  /** The IDF of the concept's own stem over the tools (how much a match on it tells; the calibrated confidence weighs it). */
-  idf?: number;
 }
 
 export interface SearchOptions {
@@ -719,8 +717,7 @@ export class SearchIndex {
       const first = concept[0] as Term;
       const known = concept.some((t) => this.vocab.has(t.stem) || this.vocab.has(t.word));
       const verb = leadingVerb !== undefined && concept.some((t) => t.word === leadingVerb);
-      const idf = idfOf(this.docCount, this.toolPostings.get(first.stem)?.ids.length ?? 0);
-      return { word: first.word, stem: first.stem, tool, server: srvWeight, known, idf, ...(verb ? { verb } : {}) };
+      return { word: first.word, stem: first.stem, tool, server: srvWeight, known, ...(verb ? { verb } : {}) };
     });
   }
 
