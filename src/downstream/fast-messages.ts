@@ -105,25 +105,63 @@ const requestResultParser = {
 };
 export const CallToolResultRequestSchema = requestResultParser as unknown as typeof CallToolResultSchema;
 
-/** The parts of the SDK Protocol (a Client) the response fast path reaches. */
+/** The parts of the SDK Protocol (a Client, SDK 1.32) the response fast path reaches. */
 interface ProtocolInternals {
   _onresponse?: (message: JSONRPCMessage) => void;
+  _requestResolvers?: Map<number, (response: JSONRPCMessage) => void>;
+  _responseHandlers?: Map<number, (response: JSONRPCMessage) => void>;
+  _progressHandlers?: Map<number, unknown>;
+  _taskProgressTokens?: Map<string, number>;
+  _cleanupTimeout?: (messageId: number) => void;
+}
+
+/**
+ * Protocol._onresponse for a response isPlainResultResponse accepted, step for step, without its
+ * two zod parses of the message (which, for such a response, always succeed). False when the SDK
+ * does not have the parts this needs: the caller then hands the response to _onresponse itself.
+ */
+function onPlainResult(p: ProtocolInternals, response: Plain): boolean {
+  const resolvers = p._requestResolvers;
+  const handlers = p._responseHandlers;
+  const progress = p._progressHandlers;
+  const taskTokens = p._taskProgressTokens;
+  if (!(resolvers instanceof Map && handlers instanceof Map && progress instanceof Map && taskTokens instanceof Map) || typeof p._cleanupTimeout !== "function") return false;
+  const messageId = Number(response.id);
+  const message = response as JSONRPCMessage;
+  const resolver = resolvers.get(messageId);
+  if (resolver) {
+    resolvers.delete(messageId);
+    resolver(message);
+    return true;
+  }
+  const handler = handlers.get(messageId);
+  // An unknown id: the Protocol's own path reports it.
+  if (handler === undefined) return false;
+  handlers.delete(messageId);
+  p._cleanupTimeout(messageId);
+  // A CreateTaskResult keeps its progress handler (the task reports progress later).
+  const task = (response.result as Plain).task as { taskId?: unknown } | null | undefined;
+  if (task !== null && typeof task === "object" && typeof task.taskId === "string") taskTokens.set(task.taskId, messageId);
+  else progress.delete(messageId);
+  handler(message);
+  return true;
 }
 
 /**
  * Puts a fast path in front of the Client on its transport (call right after connect): a plain
- * result response, which the Protocol would recognise only after up to two zod parses of the
- * whole message (isJSONRPCResultResponse, then its handler), goes to the Protocol's response
- * handling directly; every other message takes the Protocol's own route. Only what
- * isPlainResultResponse accepts is taken, all of which the Protocol's check accepts too.
+ * result response, which the Protocol would recognise only after three zod parses of the whole
+ * message (isJSONRPCResultResponse in its message router, twice more in _onresponse), is handled
+ * as _onresponse handles it (onPlainResult); every other message takes the Protocol's own route.
+ * Only what isPlainResultResponse accepts is taken, all of which the Protocol's check accepts.
  */
 export function routeResponsesDirectly(client: object, transport: Transport): void {
-  const onresponse = (client as ProtocolInternals)._onresponse;
+  const internals = client as ProtocolInternals;
+  const onresponse = internals._onresponse;
   const protocol = transport.onmessage;
   if (typeof onresponse !== "function" || !protocol) return;
   const respond = onresponse.bind(client);
   transport.onmessage = (message, extra) => {
-    if (isPlain(message) && isPlainResultResponse(message)) respond(message);
-    else protocol(message, extra);
+    if (!(isPlain(message) && isPlainResultResponse(message))) protocol(message, extra);
+    else if (!onPlainResult(internals, message)) respond(message);
   };
 }

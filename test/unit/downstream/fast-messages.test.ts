@@ -142,6 +142,7 @@ describe("the request path's result parser and response route", () => {
   it("takes only plain result responses past the Protocol's route, each one the Protocol would take as a response", () => {
     const direct: unknown[] = [];
     const routed: unknown[] = [];
+    // Without the Protocol's maps (another SDK) every plain response goes to _onresponse itself.
     const client = { _onresponse: (m: unknown) => direct.push(m) };
     const transport = { onmessage: (m: unknown) => routed.push(m) } as unknown as Transport;
     routeResponsesDirectly(client, transport);
@@ -169,5 +170,32 @@ describe("the request path's result parser and response route", () => {
     for (const m of routed) expect(direct).not.toContain(m);
     expect(routed).toContainEqual({ jsonrpc: "2.0", id: 4, error: { code: -1, message: "no" } });
     expect(routed).toContainEqual({ jsonrpc: "2.0", id: 3, result: { _meta: { x: 1 } } });
+  });
+});
+
+describe("routeResponsesDirectly on a real SDK Client", () => {
+  it("answers calls as the Protocol does and leaves no handler, timeout or progress handler behind", async () => {
+    const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+    const { Server } = await import("@modelcontextprotocol/sdk/server/index.js");
+    const { InMemoryTransport } = await import("@modelcontextprotocol/sdk/inMemory.js");
+    const { CallToolRequestSchema } = await import("@modelcontextprotocol/sdk/types.js");
+    const server = new Server({ name: "s", version: "1" }, { capabilities: { tools: {} } });
+    server.setRequestHandler(CallToolRequestSchema, async (req) => ({ content: [{ type: "text", text: `echo ${String(req.params.arguments?.m)}` }] }));
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await server.connect(b);
+    const client = new Client({ name: "c", version: "1" });
+    await client.connect(a);
+    routeResponsesDirectly(client, a);
+    const internals = client as unknown as { _responseHandlers: Map<number, unknown>; _progressHandlers: Map<number, unknown>; _timeoutInfo: Map<number, unknown> };
+    const results = await Promise.all(
+      [1, 2, 3].map((m) =>
+        client.request({ method: "tools/call", params: { name: "x", arguments: { m } } }, CallToolResultRequestSchema, { onprogress: () => undefined, timeout: 60_000 }),
+      ),
+    );
+    expect(results).toEqual([1, 2, 3].map((m) => ({ content: [{ type: "text", text: `echo ${m}` }] })));
+    expect(internals._responseHandlers.size).toBe(0);
+    expect(internals._progressHandlers.size).toBe(0);
+    expect(internals._timeoutInfo.size).toBe(0);
+    await client.close();
   });
 });
