@@ -3,6 +3,7 @@
 // stored piece by piece, so a huge result is never serialised into a second full-size string.
 // Fails open: when the vault is unavailable or the store fails, the full result is returned.
 import type { CatalogEntry } from "../../catalog/types.js";
+import { traceChild } from "../../telemetry/index.js";
 import { errorText } from "../../util/errors.js";
 import { jsonByteLength, jsonPieces } from "../../util/json/stream.js";
 import type { StoredMeta, StreamedPayload } from "../../vault/results.js";
@@ -51,7 +52,10 @@ async function store(ctx: CallContext, entry: CatalogEntry, payload: StreamedPay
       log.warn(`result of ${entry.namespaced} exceeds the response budget but the vault is unavailable (${(await results.problem()) ?? "not configured"}); returning it in full`);
       return undefined;
     }
-    return await store.put({ server: entry.server, tool: entry.wire, namespaced: entry.namespaced, agent: ctx.view.owner, kind: "result", isError }, payload);
+    // A span under finalize (the store's operations are counted, not traced, in observe.ts).
+    return await traceChild(ctx.trace, "mcphub.store.results.put", () =>
+      store.put({ server: entry.server, tool: entry.wire, namespaced: entry.namespaced, agent: ctx.view.owner, kind: "result", isError }, payload),
+    );
   } catch (err) {
     log.warn(`storing the result of ${entry.namespaced} failed (${errorText(err)}); returning it in full`);
     return undefined;

@@ -24,7 +24,7 @@ import { finalize } from "./finalize.js";
 import { limit } from "./limit.js";
 import { locate } from "./locate.js";
 import { record } from "./record.js";
-import { traceSpan, tracingEnabled } from "../../telemetry/index.js";
+import { errorClassOf, type TraceSpan } from "../../telemetry/index.js";
 import { jsonBytes } from "../receipts.js";
 
 export const STAGES = [
@@ -61,6 +61,7 @@ export function callContext(req: CallRequest): CallContext {
     timeoutMs: req.timeoutMs,
     taskTtl: req.taskTtl,
     background: req.background,
+    trace: req.trace,
     found: undefined,
     outside: undefined,
     entry: undefined,
@@ -91,15 +92,21 @@ const TRACED: Partial<Record<StageName, (ctx: CallContext) => boolean>> = {
 /** Runs the stages from `from` (the first by default) until one stops the call, then records it. */
 export async function runCall(ctx: CallContext, from: StageName = "locate"): Promise<CallOutcome> {
   let outcome: CallOutcome | undefined;
-  const traced = tracingEnabled();
+  const trace = ctx.trace;
+  let span: TraceSpan | undefined;
   try {
     for (const [name, stage] of STAGES.slice(STAGES.findIndex(([name]) => name === from))) {
-      const step = traced && TRACED[name]?.(ctx) ? traceSpan(`mcphub.${name}`, () => stage(ctx)) : stage(ctx);
+      // A stage's span is started and ended here, with the request's span as its explicit parent.
+      span = trace && TRACED[name]?.(ctx) ? trace.stage(`mcphub.${name}`) : undefined;
+      const step = stage(ctx);
       // Most stages answer synchronously: only a promise is awaited (this is every call's path).
       outcome = step instanceof Promise ? await step : step;
+      span?.end();
+      span = undefined;
       if (outcome) break;
     }
   } catch (err) {
+    span?.end({ error: errorClassOf(err) });
     // A stage that throws still ends the call: its limits are given back and it is counted.
     record(ctx, { kind: "failed", error: err });
     throw err;
