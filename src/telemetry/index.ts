@@ -33,5 +33,6 @@ export {
   type ClientSpan,
   type OtlpSettings,
   type SpanAttributes,
+  type StageSpan,
   type TraceSpan,
 } from "./tracing/index.js";

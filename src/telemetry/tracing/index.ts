@@ -14,7 +14,7 @@
 
 import type { CallTrace, OtlpSettings, SpanAttributes, TracingBackend } from "./types.js";
 
-export type { CallTrace, ClientSpan, OtlpSettings, SpanAttributes, SpanEnd, TraceSpan, TracingBackend } from "./types.js";
+export type { CallTrace, ClientSpan, OtlpSettings, SpanAttributes, SpanEnd, StageSpan, TraceSpan, TracingBackend } from "./types.js";
 
 let backend: TracingBackend | undefined;
 let current = "";

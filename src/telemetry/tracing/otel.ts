@@ -16,8 +16,8 @@ import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-ho
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { resourceFromAttributes } from "@opentelemetry/resources";
-import { BatchSpanProcessor, NodeTracerProvider, ParentBasedSampler, TraceIdRatioBasedSampler } from "@opentelemetry/sdk-trace-node";
-import type { CallTrace, ClientSpan, OtlpSettings, SpanAttributes, SpanEnd, TraceSpan, TracingBackend } from "./types.js";
+import { AlwaysOnSampler, BatchSpanProcessor, NodeTracerProvider, ParentBasedSampler, TraceIdRatioBasedSampler } from "@opentelemetry/sdk-trace-node";
+import type { CallTrace, ClientSpan, OtlpSettings, SpanAttributes, SpanEnd, StageSpan, TraceSpan, TracingBackend } from "./types.js";
 
 /** How often finished spans are sent (the batch processor's default is 5 s). */
 const EXPORT_DELAY_MS = 1000;
@@ -45,7 +45,7 @@ const getter = {
 
 const setter = { set: (carrier: Record<string, string>, key: string, value: string) => (carrier[key] = value) };
 
-const NO_SPAN: TraceSpan = { end: () => undefined };
+const NO_SPAN: StageSpan = { end: () => undefined };
 
 export function startOtel(settings: OtlpSettings, version: string): TracingBackend {
   if (!propagatorSet) {
@@ -55,7 +55,7 @@ export function startOtel(settings: OtlpSettings, version: string): TracingBacke
   const provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ "service.name": settings.service_name, "service.version": version }),
     // A client's sampled traceparent is followed; a request without one is sampled at `sample`.
-    sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(settings.sample) }),
+    sampler: new ParentBasedSampler({ root: settings.sample >= 1 ? new AlwaysOnSampler() : new TraceIdRatioBasedSampler(settings.sample) }),
     spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url: settings.url }), { scheduledDelayMillis: EXPORT_DELAY_MS, maxQueueSize: MAX_QUEUED_SPANS })],
   });
   const tracer: Tracer = provider.getTracer("mcphub", version);
@@ -67,25 +67,31 @@ export function startOtel(settings: OtlpSettings, version: string): TracingBacke
     const root = tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, parent);
     const rootContext = trace.setSpan(ROOT_CONTEXT, root);
     const recording = root.isRecording();
-    let stage: Context | undefined;
+    // The running stage: its span is made only when kept or needed as a parent (then its context too).
+    let stage: { name: string; startedMs: number; span: Span | undefined; context: Context | undefined } | undefined;
+    const made = (s: NonNullable<typeof stage>): Span => {
+      // A performance.now() start time: the SDK converts it with its own time origin.
+      s.span ??= tracer.startSpan(s.name, { startTime: s.startedMs }, rootContext);
+      return s.span;
+    };
     return {
       traceId: root.spanContext().traceId,
       stage: (stageName) => {
         // An unsampled request's stages would be non-recording spans: none are made.
         if (!recording) return NO_SPAN;
-        const span = tracer.startSpan(stageName, undefined, rootContext);
-        const own = trace.setSpan(ROOT_CONTEXT, span);
+        const own = { name: stageName, startedMs: performance.now(), span: undefined, context: undefined };
         stage = own;
         return {
           end: (end) => {
             if (stage === own) stage = undefined;
-            finish(span, end);
+            if (own.span || end.keep || end.error !== undefined) finish(made(own), end);
           },
         };
       },
       child: (childName, kind, attrs) => {
         // Made even when not recording: its (unsampled) context is still propagated downstream.
-        const span = tracer.startSpan(childName, { kind: kind === "client" ? SpanKind.CLIENT : SpanKind.INTERNAL, ...(attrs ? { attributes: attrs } : {}) }, stage ?? rootContext);
+        const parent = stage ? (stage.context ??= trace.setSpan(ROOT_CONTEXT, made(stage))) : rootContext;
+        const span = tracer.startSpan(childName, { kind: kind === "client" ? SpanKind.CLIENT : SpanKind.INTERNAL, ...(attrs ? { attributes: attrs } : {}) }, parent);
         return {
           ...handle(span),
           within: (fn) => {

@@ -22,6 +22,11 @@ export interface TraceSpan {
   end(end?: SpanEnd): void;
 }
 
+/** A stage's span: made only if it is kept (or a span under it was made), with the stage's own start time. */
+export interface StageSpan {
+  end(end: SpanEnd & { keep: boolean }): void;
+}
+
 /** A span whose trace context an outgoing request carries (the downstream call). */
 export interface ClientSpan extends TraceSpan {
   /**
@@ -39,8 +44,11 @@ export interface ClientSpan extends TraceSpan {
  */
 export interface CallTrace {
   readonly traceId: string;
-  /** Starts a stage's span under the request's; until it ends it is the parent of `child` spans. */
-  stage(name: string): TraceSpan;
+  /**
+   * A stage starts: its span (under the request's) is made when the stage ends kept, or an error,
+   * or at once when a `child` span is made while it runs (it is that span's parent).
+   */
+  stage(name: string): StageSpan;
   /** A span under the running stage (or the request's, between stages). */
   child(name: string, kind: "internal" | "client", attributes?: SpanAttributes): ClientSpan;
   /** Adds attributes (and an error class) to the request's span. */
