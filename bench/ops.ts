@@ -3,13 +3,15 @@
 // Four stdio gateways (`mcp serve`, expose all, one echo server) take the same echo calls,
 // sequentially and with N in flight, round-robin over rounds (order reversed every other round):
 //   off       no /metrics (NO_METRICS: prom-client never loaded) and no telemetry.otlp
-//   metrics   --metrics-listen 127.0.0.1:0 (every call counted into prom-client's registry;
+//   metrics   --metrics-listen 127.0.0.1:0 (every call counted into the metrics prom-client serves;
 //             scraped once per round, as a scraper would, outside the timed part)
-//   tracing   telemetry.otlp at a receiver in a process of its own (otlp-receiver.mjs), sample 1 (every call: a request
-//             span, five stage spans and the downstream client span, batched and exported)
+//   tracing   telemetry.otlp at a receiver in a process of its own (otlp-receiver.mjs), sample 1
+//             (every call five spans: the request's, locate, guard, dispatch and the downstream
+//             call under it; batched and exported)
 //   both      metrics and tracing
 // The figure is the gateway process's own CPU (utime + stime from /proc, not the echo server's)
 // per call; the ratios against `off` are the issue's targets (metrics ≤ +5%, tracing ≤ +20%).
+// Profiling: `--only off,tracing --cpu-prof DIR` (MCPHUB_NO_BUNDLE=1 keeps function names).
 import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
