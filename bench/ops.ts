@@ -1,5 +1,5 @@
 // What metrics and traces cost a call, side by side in one run (issue 28).
-//   npx tsx bench/ops.ts [--calls 3000] [--rounds 3] [--concurrency 16] [--warmup 2000]
+//   npx tsx bench/ops.ts [--calls 3000] [--rounds 3] [--concurrency 16] [--warmup 2000] [--compare DIR]
 // Four stdio gateways (`mcp serve`, expose all, one echo server) take the same echo calls,
 // sequentially and with N in flight, round-robin over rounds (order reversed every other round):
 //   off       no /metrics (NO_METRICS: prom-client never loaded) and no telemetry.otlp
@@ -31,6 +31,8 @@ const WARMUP = numberFlag("warmup", 2000);
 /** `--only off,tracing`: just these gateways (profiling); `--cpu-prof DIR`: each gateway writes a V8 CPU profile there at exit. */
 const ONLY = flag("only")?.split(",");
 const CPU_PROF = flag("cpu-prof");
+/** `--compare DIR`: another checkout's build (say, main's) runs the same gateways side by side, as "before". */
+const COMPARE = flag("compare");
 const CLK_TCK = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
 
 const home = mkdtempSync(join(tmpdir(), "mcphub-bench-ops-"));
@@ -69,7 +71,7 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function gateway(key: string, label: string, opts: { metrics: boolean; otlp?: string }): Promise<Target> {
+async function gateway(key: string, label: string, opts: { metrics: boolean; otlp?: string }, bin = BIN): Promise<Target> {
   const cfg = join(home, `${key}.yaml`);
   writeFileSync(
     cfg,
@@ -82,7 +84,7 @@ async function gateway(key: string, label: string, opts: { metrics: boolean; otl
   const port = opts.metrics ? await freePort() : 0;
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [...(CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir", CPU_PROF, "--cpu-prof-name", `${key}.cpuprofile`] : []), BIN, "--config", cfg, "mcp", "serve", ...(opts.metrics ? ["--metrics-listen", `127.0.0.1:${port}`] : [])],
+    args: [...(CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir", CPU_PROF, "--cpu-prof-name", `${key}.cpuprofile`] : []), bin, "--config", cfg, "mcp", "serve", ...(opts.metrics ? ["--metrics-listen", `127.0.0.1:${port}`] : [])],
     env,
     stderr: "pipe",
   });
@@ -145,6 +147,7 @@ async function run(t: Target, calls: number, concurrency: number): Promise<Sampl
   return { cpuUs: (cpu / calls) * 1e6, p50: quantile(lat, 0.5), rate: (calls / total) * 1000 };
 }
 
+const LABEL_WIDTH = COMPARE ? 40 : 32;
 const pad = (s: string, n: number) => (s.length >= n ? s : s + " ".repeat(n - s.length));
 const fmt = (xs: number[], digits = 0) => {
   const m = median(xs).toFixed(digits);
@@ -162,7 +165,10 @@ async function main() {
     ["both", "metrics and tracing on", { metrics: true, otlp: otlp.url }],
   ] as const;
   const targets: Target[] = [];
-  for (const [key, label, opts] of all) if (!ONLY || ONLY.includes(key)) targets.push(await gateway(key, label, opts));
+  const builds: [string, string, string][] = COMPARE ? [["", "", BIN], ["before:", "before: ", join(COMPARE, "bin/mcphub.js")]] : [["", "", BIN]];
+  for (const [prefix, labelPrefix, bin] of builds) {
+    for (const [key, label, opts] of all) if (!ONLY || ONLY.includes(key)) targets.push(await gateway(`${prefix}${key}`, `${labelPrefix}${label}`, opts, bin));
+  }
   for (const t of targets) await run(t, WARMUP, CONCURRENCY);
   process.stderr.write(`warmed up (${WARMUP} calls each)\n`);
   const modes = [1, CONCURRENCY];
@@ -179,22 +185,24 @@ async function main() {
     }
     process.stderr.write(`round ${round + 1}/${ROUNDS} done (load ${load()})\n`);
   }
-  console.log(`\n${pad("gateway", 32)}${pad("in flight", 11)}${pad("gateway CPU µs/call", 24)}${pad("p50 ms", 20)}calls/s`);
+  console.log(`\n${pad("gateway", LABEL_WIDTH)}${pad("in flight", 11)}${pad("gateway CPU µs/call", 24)}${pad("p50 ms", 20)}calls/s`);
   for (const t of targets) {
     for (const c of modes) {
       const s = samples.get(`${t.key}/${c}`) ?? [];
-      console.log(`${pad(t.label, 32)}${pad(String(c), 11)}${pad(fmt(s.map((x) => x.cpuUs)), 24)}${pad(fmt(s.map((x) => x.p50), 2), 20)}${fmt(s.map((x) => x.rate))}`);
+      console.log(`${pad(t.label, LABEL_WIDTH)}${pad(String(c), 11)}${pad(fmt(s.map((x) => x.cpuUs)), 24)}${pad(fmt(s.map((x) => x.p50), 2), 20)}${fmt(s.map((x) => x.rate))}`);
     }
   }
   const med = (key: string, c: number) => median((samples.get(`${key}/${c}`) ?? []).map((s) => s.cpuUs));
   console.log("\nCPU per call against both off (medians):");
   const targetOf: Record<string, number> = { metrics: 1.05, tracing: 1.2, both: 1.25 };
-  for (const key of ["metrics", "tracing", "both"]) {
-    if (!samples.has(`${key}/1`) || !samples.has("off/1")) continue;
-    for (const c of modes) {
-      const r = med(key, c) / med("off", c);
-      const goal = targetOf[key] as number;
-      console.log(`  ${pad(`${key}, ${c} in flight`, 30)}${pad(`${r.toFixed(3)}×`, 10)}${pad(`≤ ${goal.toFixed(2)}×`, 10)}${r <= goal ? "met" : "NOT MET"}`);
+  for (const [prefix] of builds) {
+    for (const key of ["metrics", "tracing", "both"]) {
+      if (!samples.has(`${prefix}${key}/1`) || !samples.has(`${prefix}off/1`)) continue;
+      for (const c of modes) {
+        const r = med(`${prefix}${key}`, c) / med(`${prefix}off`, c);
+        const goal = targetOf[key] as number;
+        console.log(`  ${pad(`${prefix ? `${prefix} ` : ""}${key}, ${c} in flight`, 30)}${pad(`${r.toFixed(3)}×`, 10)}${pad(`≤ ${goal.toFixed(2)}×`, 10)}${r <= goal ? "met" : "NOT MET"}`);
+      }
     }
   }
   await new Promise((r) => setTimeout(r, 1500)); // the last batch (sent every second)
