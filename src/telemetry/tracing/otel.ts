@@ -11,13 +11,13 @@
 // current span to follow awaits into code that cannot be handed it: the fetch of an HTTP
 // downstream, deep inside the SDK's transport, which adds the traceparent (ClientSpan.within).
 // A gateway whose downstreams are all stdio never installs it.
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from "@opentelemetry/api";
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type SpanOptions, type Tracer } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { AlwaysOnSampler, BatchSpanProcessor, NodeTracerProvider, ParentBasedSampler, TraceIdRatioBasedSampler } from "@opentelemetry/sdk-trace-node";
-import type { CallTrace, ClientSpan, OtlpSettings, SpanAttributes, SpanEnd, StageSpan, TraceSpan, TracingBackend } from "./types.js";
+import type { CallTrace, ClientSpan, OtlpSettings, SpanAttributes, SpanEnd, StageSpan, TracingBackend } from "./types.js";
 
 /** How often finished spans are sent (the batch processor's default is 5 s). */
 const EXPORT_DELAY_MS = 1000;
@@ -60,8 +60,6 @@ export function startOtel(settings: OtlpSettings, version: string): TracingBacke
   });
   const tracer: Tracer = provider.getTracer("mcphub", version);
 
-  const handle = (span: Span): TraceSpan => ({ end: (end) => finish(span, end) });
-
   const startCall = (name: string, attributes: SpanAttributes, headers: Record<string, string | string[] | undefined> | undefined): CallTrace => {
     const parent = headers?.traceparent !== undefined ? propagation.extract(ROOT_CONTEXT, headers, getter) : ROOT_CONTEXT;
     const root = tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, parent);
@@ -91,9 +89,11 @@ export function startOtel(settings: OtlpSettings, version: string): TracingBacke
       child: (childName, kind, attrs) => {
         // Made even when not recording: its (unsampled) context is still propagated downstream.
         const parent = stage ? (stage.context ??= trace.setSpan(ROOT_CONTEXT, made(stage))) : rootContext;
-        const span = tracer.startSpan(childName, { kind: kind === "client" ? SpanKind.CLIENT : SpanKind.INTERNAL, ...(attrs ? { attributes: attrs } : {}) }, parent);
+        const options: SpanOptions = { kind: kind === "client" ? SpanKind.CLIENT : SpanKind.INTERNAL };
+        if (attrs) options.attributes = attrs;
+        const span = tracer.startSpan(childName, options, parent);
         return {
-          ...handle(span),
+          end: (end) => finish(span, end),
           within: (fn) => {
             installContextManager();
             return context.with(trace.setSpan(ROOT_CONTEXT, span), fn);
