@@ -24,7 +24,8 @@ beforeAll(async () => {
   downstream = await startTracedDownstream();
   const cfg = home.writeConfig({
     expose: "all",
-    servers: { web: { url: downstream.url } },
+    // queued: one call at a time, the next waits in the server's queue.
+    servers: { web: { url: downstream.url }, queued: { url: downstream.url, limits: { concurrent_calls: 1, queue: 5 } } },
     telemetry: { otlp: { url: receiver.url, service_name: "mcphub-test" } },
   });
   daemon = await startDaemon(home, cfg);
@@ -102,6 +103,26 @@ describe("OTLP traces", () => {
     const finalize = await until(() => tree(root).get(root.spanId)?.find((s) => s.name === "mcphub.finalize"), "finalize", 300);
     const put = await until(() => tree(root).get(finalize.spanId)?.find((s) => s.name.startsWith("mcphub.store.results.")), "the store's span", 300);
     expect(put.name).toMatch(/^mcphub\.store\.results\.\w+$/);
+  });
+
+  it("a call that waited in a server's queue has a limit span; the one that did not wait has none", async () => {
+    const client = await tracedClient();
+    try {
+      await until(async () => ((await client.client.listTools()).tools.some((t) => t.name === "queued__slow") ? true : undefined), "queued's tools");
+      const answers = await Promise.all([client.call("queued__slow", { ms: 400 }), client.call("queued__slow", { ms: 400 })]);
+      for (const a of answers) expect(JSON.stringify(a)).toContain("done");
+    } finally {
+      await client.close();
+    }
+    const roots = await until(() => {
+      const found = receiver.spans.filter((s) => s.name === "tools/call queued__slow" && s.kind === SERVER_KIND);
+      return found.length === 2 ? found : undefined;
+    }, "both calls' spans", 300);
+    const limited = await until(() => {
+      const spans = roots.map((r) => tree(r).get(r.spanId) ?? []);
+      return spans.every((kids) => kids.some((s) => s.name === "mcphub.dispatch")) ? spans.map((kids) => kids.filter((s) => s.name === "mcphub.limit").length) : undefined;
+    }, "the stage spans", 300);
+    expect(limited.sort()).toEqual([0, 1]);
   });
 
   it("no argument or result value is in any exported span", () => {
