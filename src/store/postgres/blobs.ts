@@ -10,12 +10,17 @@
 // only the part of a chunk they need (`substring`, cheap because chunks are stored uncompressed,
 // migration 2), and read ahead when a blob is read in order. Fetched ranges of a version are kept
 // in a small cache shared by every reader of this process: a version's bytes never change, and
-// the vault opens a new reader for every page, so page after page is served from one fetch.
+// the vault opens a new reader for every page, so page after page is served from one fetch. The
+// stat the vault makes before every page is answered from memory too, while the notification
+// connection is up: commits and removals notify "space/key" (follow.ts), so another replica's
+// replacement or removal is seen within the notification's latency, as for documents.
 import { randomBytes } from "node:crypto";
 import { BlobChangedError, ShortReadError } from "../errors.js";
 import type { BlobReader, BlobSpace, BlobStat, Blobs, BlobWriter } from "../types.js";
 import { copyRows, int8, type CopyField } from "./copyout.js";
 import { isUnavailable, type Db } from "./db.js";
+import { DOC_CHANNEL } from "./docs.js";
+import type { Follower } from "./follow.js";
 
 const CHUNK = 1 << 20;
 const KEY_RE = /^[A-Za-z0-9_-]{1,128}$/;
@@ -31,27 +36,41 @@ function statOf(r: StatRow): BlobStat {
   return { key: r.key, version: r.version, size: Number(r.size), modified: Number(r.modified) };
 }
 
-/** One fetched range of a blob version, for the shared read cache. */
-interface Segment {
-  key: string;
-  version: string;
-  off: number;
-  bytes: Buffer;
-}
-
-/** A random read fetches at least this much; one that continues the last fetch reads a chunk ahead. */
-const MIN_FETCH = 256 * 1024;
-const READ_AHEAD = CHUNK;
-/** Cached ranges per process (each at most READ_AHEAD + a read's length). */
-const CACHE_SEGMENTS = 8;
+/**
+ * Reads are cached in aligned blocks of a blob version: a page read that crosses a block edge
+ * needs no refetch, and a read that continues from the block before reads a chunk's worth ahead.
+ */
+const BLOCK = 256 * 1024;
+const READ_AHEAD_BLOCKS = CHUNK / BLOCK;
+/** Cached blocks per process: 8 MiB. */
+const CACHE_BLOCKS = 32;
+/** Cached stats per process. */
+const CACHE_STATS = 1024;
 
 export class PgBlobs implements Blobs {
-  private readonly cache: Segment[] = [];
+  /** Blocks by `key version index`, least recently used first. */
+  private readonly cache = new Map<string, Buffer>();
+  /**
+   * Stats by key, least recently used first. The vault checks a blob's version before every page
+   * it reads; answering that from memory saves a round trip per page. Kept only while the
+   * notification connection is up, since every commit and removal notifies "space/key" (and a
+   * dropped connection clears it all); `epoch` keeps a stat read before a change from landing after it.
+   */
+  private readonly stats = new Map<string, BlobStat>();
+  private epoch = 0;
 
   constructor(
     readonly space: BlobSpace,
     private readonly db: Db,
-  ) {}
+    private readonly follower?: Follower,
+  ) {
+    follower?.listen((changed, key) => {
+      if (changed !== "*" && changed !== space) return;
+      this.epoch++;
+      if (key === undefined) this.stats.clear();
+      else this.stats.delete(key);
+    });
+  }
 
   async create(key: string): Promise<BlobWriter> {
     if (!KEY_RE.test(key)) throw new Error(`invalid ${this.space} key ${JSON.stringify(key.slice(0, 40))}`);
@@ -134,6 +153,7 @@ export class PgBlobs implements Blobs {
           );
           const prev = old.rows[0]?.version;
           if (prev !== undefined) await c.query("DELETE FROM mcphub_blob_chunks WHERE space = $1 AND key = $2 AND version = $3", [space, key, prev]);
+          await c.query("SELECT pg_notify($1, $2)", [DOC_CHANNEL, `${space}/${key}`]);
           await c.query("COMMIT");
         } catch (err) {
           await fail(err);
@@ -157,8 +177,24 @@ export class PgBlobs implements Blobs {
 
   async stat(key: string): Promise<BlobStat | undefined> {
     if (!KEY_RE.test(key)) return undefined;
+    const cacheable = this.follower?.following === true;
+    const hit = cacheable ? this.stats.get(key) : undefined;
+    if (hit) {
+      this.stats.delete(key);
+      this.stats.set(key, hit);
+      return hit;
+    }
+    const epoch = this.epoch;
     const rows = await this.db.query<StatRow>("SELECT key, version, size::text, modified::text FROM mcphub_blobs WHERE space = $1 AND key = $2", [this.space, key]);
-    return rows[0] ? statOf(rows[0]) : undefined;
+    const st = rows[0] ? statOf(rows[0]) : undefined;
+    if (st && cacheable && this.follower?.following === true && epoch === this.epoch) {
+      this.stats.set(key, st);
+      if (this.stats.size > CACHE_STATS) {
+        const oldest = this.stats.keys().next().value;
+        if (oldest !== undefined) this.stats.delete(oldest);
+      }
+    }
+    return st;
   }
 
   async open(key: string): Promise<BlobReader | undefined> {
@@ -178,40 +214,62 @@ export class PgBlobs implements Blobs {
         if (into.length === 0) return;
         const end = position + into.length;
         if (end > st.size) throw new ShortReadError();
-        if (this.fromCache(st, into, position)) return;
-        // In order: this read starts inside (or just after) the range fetched last for this version.
-        const last = this.cache.find((s) => s.key === st.key && s.version === st.version);
-        const sequential = last !== undefined && last.off <= position && position <= last.off + last.bytes.length;
-        const fetchEnd = Math.min(st.size, Math.max(end, position + (sequential ? READ_AHEAD : MIN_FETCH)));
-        const bytes = await this.fetch(st, position, fetchEnd);
-        bytes.copy(into, 0, 0, into.length);
-        this.remember({ key: st.key, version: st.version, off: position, bytes });
+        const first = Math.floor(position / BLOCK);
+        const last = Math.floor((end - 1) / BLOCK);
+        const blocks: (Buffer | undefined)[] = [];
+        for (let i = first; i <= last; i++) blocks.push(this.block(st, i));
+        const missing = blocks.indexOf(undefined);
+        if (missing >= 0) {
+          const from = first + missing;
+          // In order (the block before is here): read a chunk's worth ahead, else just what is asked.
+          const ahead = this.block(st, from - 1) ? READ_AHEAD_BLOCKS - 1 : 0;
+          const to = Math.min(Math.floor((st.size - 1) / BLOCK), Math.max(last, from + ahead));
+          const bytes = await this.fetch(st, from * BLOCK, Math.min(st.size, (to + 1) * BLOCK));
+          for (let i = from; i <= to; i++) {
+            const b = bytes.subarray((i - from) * BLOCK, (i - from + 1) * BLOCK);
+            this.keep(st, i, b);
+            if (i <= last) blocks[i - first] = b;
+          }
+        }
+        for (let i = first; i <= last; i++) {
+          const b = blocks[i - first] as Buffer;
+          const off = i * BLOCK;
+          const from = Math.max(position, off);
+          const to = Math.min(end, off + b.length);
+          b.copy(into, from - position, from - off, to - off);
+        }
       },
       close: async () => undefined,
     };
   }
 
-  /** Fills `into` from cached ranges of this version; false when they do not cover it. */
-  private fromCache(st: BlobStat, into: Buffer, position: number): boolean {
-    const end = position + into.length;
-    for (const s of this.cache) {
-      if (s.key !== st.key || s.version !== st.version) continue;
-      if (s.off <= position && s.off + s.bytes.length >= end) {
-        s.bytes.copy(into, 0, position - s.off, end - s.off);
-        return true;
-      }
+  private block(st: BlobStat, index: number): Buffer | undefined {
+    if (index < 0) return undefined;
+    const id = `${st.key} ${st.version} ${index}`;
+    const b = this.cache.get(id);
+    if (b) {
+      this.cache.delete(id);
+      this.cache.set(id, b);
     }
-    return false;
+    return b;
   }
 
-  private remember(seg: Segment): void {
-    this.cache.unshift(seg);
-    if (this.cache.length > CACHE_SEGMENTS) this.cache.pop();
+  private keep(st: BlobStat, index: number, bytes: Buffer): void {
+    const id = `${st.key} ${st.version} ${index}`;
+    this.cache.delete(id);
+    this.cache.set(id, bytes);
+    while (this.cache.size > CACHE_BLOCKS) {
+      const oldest = this.cache.keys().next().value;
+      if (oldest === undefined) break;
+      this.cache.delete(oldest);
+    }
   }
 
-  /** Drops cached ranges of a key this process replaced or removed. */
+  /** Drops cached blocks of a key this process replaced or removed. */
   private forget(key: string): void {
-    for (let i = this.cache.length - 1; i >= 0; i--) if (this.cache[i]?.key === key) this.cache.splice(i, 1);
+    this.epoch++;
+    this.stats.delete(key);
+    for (const id of [...this.cache.keys()]) if (id.startsWith(`${key} `)) this.cache.delete(id);
   }
 
   /** Bytes [from, to) of a blob version, as one buffer; BlobChangedError when its chunks are gone. */
@@ -276,6 +334,7 @@ export class PgBlobs implements Blobs {
       const v = res.rows[0]?.version;
       if (v === undefined) return false;
       await c.query("DELETE FROM mcphub_blob_chunks WHERE space = $1 AND key = $2 AND version = $3", [this.space, key, v]);
+      await c.query("SELECT pg_notify($1, $2)", [DOC_CHANNEL, `${this.space}/${key}`]);
       return true;
     });
   }

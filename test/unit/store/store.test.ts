@@ -236,14 +236,19 @@ describe("PostgreSQL only", () => {
         await r?.read(into, at);
         expect(into.equals(bytes.subarray(at, at + len)), `range ${at}+${len}`).toBe(true);
       }
-      // Replaced through the other store: a reader opened now reads the new bytes, never cached old ones.
+      // Replaced through the other store: b caches stats, and hears of the change by NOTIFY (as
+      // its document mirrors do); a reader it opens then reads the new bytes, never cached old ones.
       const w2 = await a.blobs("results").create("ranges");
       await w2.write([Buffer.from("replaced")]);
       await w2.commit();
+      await until(async () => (await b.blobs("results").stat("ranges"))?.version !== st.version, "the other store to hear of the replacement");
       const fresh = await b.blobs("results").open("ranges");
       const into = Buffer.alloc(8);
       await fresh?.read(into, 0);
       expect(into.toString()).toBe("replaced");
+      // Removed through the other store: b hears of that too.
+      expect(await a.blobs("results").remove("ranges")).toBe(true);
+      await until(async () => (await b.blobs("results").stat("ranges")) === undefined, "the other store to hear of the removal");
       // The old version's chunks went with the commit.
       const left = await a.db.query<{ n: string }>("SELECT count(*)::text AS n FROM mcphub_blob_chunks WHERE key = 'ranges' AND version = $1", [st.version]);
       expect(left[0]?.n).toBe("0");
