@@ -91,19 +91,29 @@ const fmt = (xs: number[], digits = 0) => {
 };
 const load = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
 
-/** utime + stime of processes, in seconds (a process that is gone counts 0). */
-function cpuSeconds(pids: number[]): number {
-  let ticks = 0;
+/** utime + stime of each process, in seconds (one that is gone is left out). */
+function cpuTimes(pids: number[]): Map<number, number> {
+  const out = new Map<number, number>();
   for (const pid of pids) {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
       const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      ticks += Number(f[11]) + Number(f[12]);
+      out.set(pid, (Number(f[11]) + Number(f[12])) / CLK_TCK);
     } catch {
       // exited
     }
   }
-  return ticks / CLK_TCK;
+  return out;
+}
+
+/** CPU seconds used between two readings, by the processes present in both. */
+function cpuDelta(before: Map<number, number>, after: Map<number, number>): number {
+  let s = 0;
+  for (const [pid, t] of after) {
+    const t0 = before.get(pid);
+    if (t0 !== undefined) s += t - t0;
+  }
+  return s;
 }
 
 /** The private PostgreSQL's processes (the postmaster, found by its port, and its backends). */
@@ -232,14 +242,14 @@ async function drive(row: Row, calls: number, concurrency: number, lat?: number[
 async function measure(row: Row, concurrency: number, pgPids: () => number[]): Promise<Sample> {
   const lat: number[] = [];
   const pgs = pgPids();
-  const cpu0 = cpuSeconds(row.pids);
-  const pg0 = cpuSeconds(pgs);
-  const lb0 = row.haproxy ? cpuSeconds([row.haproxy]) : 0;
+  const cpu0 = cpuTimes(row.pids);
+  const pg0 = cpuTimes(pgs);
+  const lb0 = cpuTimes(row.haproxy ? [row.haproxy] : []);
   const ms = await drive(row, CALLS, concurrency, lat);
-  const cpu = cpuSeconds(row.pids) - cpu0;
-  // Backends that started meanwhile are not counted; the pool keeps its connections, so few do.
-  const pgCpu = cpuSeconds(pgs) - pg0;
-  const lbCpu = row.haproxy ? cpuSeconds([row.haproxy]) - lb0 : NaN;
+  const cpu = cpuDelta(cpu0, cpuTimes(row.pids));
+  // Backends that started or ended meanwhile are not counted; the pools keep their connections.
+  const pgCpu = cpuDelta(pg0, cpuTimes(pgs));
+  const lbCpu = row.haproxy ? cpuDelta(lb0, cpuTimes([row.haproxy])) : NaN;
   lat.sort((a, b) => a - b);
   return {
     rate: (CALLS / ms) * 1000,
@@ -305,12 +315,12 @@ async function callsBench(pgUrl: string, pgPids: () => number[]): Promise<Map<st
     process.stderr.write(`calls: round ${round + 1}/${ROUNDS} done (load ${load()})\n`);
   }
   console.log(`\nCalls (${CALLS} echo calls per row and round, ${SESSIONS} sessions, ${ROUNDS} rounds; medians, range in brackets; CPU in µs per call)`);
-  console.log(`${pad("row", 26)}${pad("in flight", 10)}${pad("calls/s", 19)}${pad("p50 ms", 19)}${pad("replicas CPU", 19)}${pad("PostgreSQL CPU", 17)}HAProxy CPU`);
+  console.log(`${pad("row", 26)}${pad("in flight", 10)}${pad("calls/s", 19)}${pad("p50 ms", 22)}${pad("replicas CPU", 19)}${pad("PostgreSQL CPU", 17)}HAProxy CPU`);
   for (const row of rows) {
     for (const m of modes) {
       const s = samples.get(`${row.key}/${m}`) ?? [];
       console.log(
-        `${pad(row.label, 26)}${pad(String(m), 10)}${pad(fmt(s.map((x) => x.rate)), 19)}${pad(fmt(s.map((x) => x.p50), 2), 19)}${pad(fmt(s.map((x) => x.cpuUs)), 19)}${pad(row.key === "files" ? "-" : fmt(s.map((x) => x.pgUs)), 17)}${row.haproxy ? fmt(s.map((x) => x.lbUs)) : "-"}`,
+        `${pad(row.label, 26)}${pad(String(m), 10)}${pad(fmt(s.map((x) => x.rate)), 19)}${pad(fmt(s.map((x) => x.p50), 2), 22)}${pad(fmt(s.map((x) => x.cpuUs)), 19)}${pad(row.key === "files" ? "-" : fmt(s.map((x) => x.pgUs)), 17)}${row.haproxy ? fmt(s.map((x) => x.lbUs)) : "-"}`,
       );
     }
   }
@@ -434,7 +444,7 @@ async function main(): Promise<void> {
   const stored = want("store") ? await storeBench(pgUrl) : undefined;
 
   console.log(`\nTargets (medians)`);
-  const row = (what: string, value: number, target: string, ok: boolean) => console.log(`  ${pad(what, 66)}${pad(value.toFixed(2), 8)}${pad(target, 9)}${ok ? "met" : "NOT MET"}`);
+  const row = (what: string, value: number, target: string, ok: boolean) => console.log(`  ${pad(what, 80)}${pad(value.toFixed(2), 8)}${pad(target, 9)}${ok ? "met" : "NOT MET"}`);
   if (calls) {
     for (const m of [1, CONCURRENCY]) {
       const cpu = (k: string) => median((calls.get(`${k}/${m}`) ?? []).map((s) => s.cpuUs));
@@ -444,7 +454,7 @@ async function main(): Promise<void> {
     for (const m of [1, CONCURRENCY]) {
       const s = calls.get(`pg/${m}`) ?? [];
       const withPg = median(s.map((x) => x.cpuUs + (Number.isFinite(x.pgUs) ? x.pgUs : 0))) / median((calls.get(`files/${m}`) ?? []).map((x) => x.cpuUs));
-      console.log(`  ${pad(`  the same with PostgreSQL's own CPU added, ${m} in flight`, 66)}${withPg.toFixed(2)}`);
+      console.log(`  ${pad(`  the same with PostgreSQL's own CPU added, ${m} in flight`, 80)}${withPg.toFixed(2)}`);
     }
   }
   if (stored) {
