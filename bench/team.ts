@@ -345,7 +345,7 @@ function payload(): string {
   return JSON.stringify({ content: [{ type: "text", text: lines.join("") }] });
 }
 
-async function vaultOnce(results: ResultStore, body: string, k: number): Promise<StoreTimes> {
+async function vaultOnce(results: ResultStore, store: Store, body: string, k: number): Promise<StoreTimes> {
   const t0 = performance.now();
   const meta = await results.put({ server: "bench", tool: "big", namespaced: "bench__big", agent: "bench", callId: `bench_${k}_${Date.now()}` }, body);
   const t1 = performance.now();
@@ -353,6 +353,8 @@ async function vaultOnce(results: ResultStore, body: string, k: number): Promise
   for (let at = 0; at < meta.totalBytes; at += PAGE) got += (await results.read(meta.callId, at, PAGE)).data.length;
   const t2 = performance.now();
   if (got !== meta.totalBytes) throw new Error(`paged ${got} of ${meta.totalBytes} bytes`);
+  // Not left behind (MCPHUB_BENCH_PG may name a database that is kept).
+  await store.blobs("results").remove(meta.callId);
   return { writeMs: t1 - t0, readMs: t2 - t1 };
 }
 
@@ -397,12 +399,12 @@ async function storeBench(pgUrl: string): Promise<Map<string, StoreTimes[]>> {
   const add = (k: string, t: StoreTimes) => out.set(k, [...(out.get(k) ?? []), t]);
   // One untimed pass each: first-use costs (JIT, the first connections) are not the store's.
   for (const k of ["files", "pg"] as const) {
-    await vaultOnce(results[k] as ResultStore, body, -1);
+    await vaultOnce(results[k] as ResultStore, stores[k] as Store, body, -1);
     await blobOnce(stores[k] as Store, data, -1);
   }
   for (let round = 0; round < STORE_ROUNDS; round++) {
     const order = round % 2 === 0 ? (["files", "pg"] as const) : (["pg", "files"] as const);
-    for (const k of order) add(`vault/${k}`, await vaultOnce(results[k] as ResultStore, body, round));
+    for (const k of order) add(`vault/${k}`, await vaultOnce(results[k] as ResultStore, stores[k] as Store, body, round));
     for (const k of order) add(`blob/${k}`, await blobOnce(stores[k] as Store, data, round));
   }
   for (const s of Object.values(stores)) await s.close();
