@@ -1,6 +1,6 @@
 // Team mode's cost, side by side in one run.
 //   npx tsx bench/team.ts [--calls 1500] [--rounds 3] [--concurrency 16] [--sessions 6] [--warmup 1500]
-//                         [--store-rounds 5] [--size-mb 10] [--only calls,store]
+//                         [--store-rounds 5] [--receipt-rounds 3] [--size-mb 10] [--only calls,store]
 // PostgreSQL: a private server started like the tests start one (test/helpers/postgres.ts: initdb on
 // a temp dir, fsync off), or an existing database named by MCPHUB_BENCH_PG (postgres://...; its
 // server's CPU is then not measured). HAProxy: Debian's haproxy in the foreground, the config
@@ -18,6 +18,8 @@
 // Every row first gets WARMUP calls; each round then drives every row in turn, the order reversed
 // every other round. calls/s, p50, and CPU per call from /proc (utime + stime): the replicas of
 // the row together, PostgreSQL's server processes, HAProxy. Medians over rounds, with the range.
+// Then receipts through the gateway, files vs PostgreSQL (one replica each): a tool result of
+// SIZE-MB stored (the call answers with its receipt), then paged with get_result to the end.
 //
 // Store: a SIZE-MB result stored, then read back in 64 KiB pages, on both stores, alternating,
 // median of STORE_ROUNDS: (1) through the vault (ResultStore: sealed chunks, the text-view index,
@@ -41,6 +43,7 @@ import { descendants } from "./proc.js";
 import { BIN, ROOT, isolatedEnv, numberFlag } from "./setup.js";
 
 const ECHO = join(ROOT, "test/fixtures/echo.mjs");
+const RECORDER = join(ROOT, "test/fixtures/recorder.mjs");
 const argv = process.argv.slice(2);
 const option = (name: string) => {
   const i = argv.indexOf(`--${name}`);
@@ -52,6 +55,7 @@ const CONCURRENCY = numberFlag("concurrency", 16);
 const SESSIONS = numberFlag("sessions", 6);
 const WARMUP = numberFlag("warmup", 1500);
 const STORE_ROUNDS = numberFlag("store-rounds", 5);
+const RECEIPT_ROUNDS = numberFlag("receipt-rounds", 3);
 const SIZE = Math.round(numberFlag("size-mb", 10) * 1_000_000);
 const ONLY = option("only")?.split(",");
 const PASSPHRASE = "bench-team-passphrase-not-a-secret";
@@ -269,7 +273,7 @@ async function callsBench(pgUrl: string, pgPids: () => number[]): Promise<Map<st
     ...(store ? { store } : {}),
     allowed_hosts: [`127.0.0.1:${lb2}`, `127.0.0.1:${lb3}`],
     agents: { bench: {} },
-    servers: { bench: { command: process.execPath, args: [ECHO], start: "eager" } },
+    servers: { bench: { command: process.execPath, args: [ECHO], start: "eager" }, rec: { command: process.execPath, args: [RECORDER], start: "eager" } },
   });
   const machine = (name: string, store: string | undefined) => {
     const dir = join(home, name);
@@ -324,9 +328,57 @@ async function callsBench(pgUrl: string, pgPids: () => number[]): Promise<Map<st
       );
     }
   }
+  await receiptBench(rows.slice(0, 2));
   for (const row of rows) for (const cl of row.clients) await cl.close().catch(() => undefined);
   return samples;
 }
+
+/**
+ * Through the gateway: a tool returns SIZE bytes, the replica stores them (the receipt comes back),
+ * and the client pages them with get_result from cursor 0 to done (v1 pages of up to 8 KiB, as
+ * local-agent reads them). One replica on the files vs one on PostgreSQL, alternating.
+ */
+async function receiptBench(rows: Row[]): Promise<void> {
+  const times = new Map<string, StoreTimes[]>();
+  for (let round = -1; round < RECEIPT_ROUNDS; round++) {
+    const order = round % 2 === 0 ? rows : [...rows].reverse();
+    for (const row of order) {
+      const client = row.clients[0] as Client;
+      const t0 = performance.now();
+      const receipt = (await client.callTool({ name: "rec__big", arguments: { bytes: SIZE } })) as { structuredContent?: { status?: string; callId?: string } };
+      const t1 = performance.now();
+      const callId = receipt.structuredContent?.callId;
+      if (receipt.structuredContent?.status !== "stored" || !callId) throw new Error(`${row.label}: no receipt for ${SIZE} bytes`);
+      let cursor = 0;
+      let got = 0;
+      for (;;) {
+        const page = (await client.callTool({ name: "mcphub_get_result", arguments: { callId, cursor } })) as { structuredContent?: { data?: string; nextCursor?: number; done?: boolean } };
+        const doc = page.structuredContent;
+        if (typeof doc?.nextCursor !== "number" || typeof doc.data !== "string") throw new Error(`${row.label}: not a page at ${cursor}`);
+        got += Buffer.from(doc.data, "base64").length;
+        cursor = doc.nextCursor;
+        if (doc.done) break;
+      }
+      const t2 = performance.now();
+      if (got !== cursor) throw new Error(`${row.label}: paged ${got} bytes, cursor at ${cursor}`);
+      // The first round warms both paths up and is not counted.
+      if (round >= 0) times.set(row.key, [...(times.get(row.key) ?? []), { writeMs: t1 - t0, readMs: t2 - t1 }]);
+    }
+  }
+  console.log(`
+Receipts through the gateway (a ${(SIZE / 1e6).toFixed(0)} MB tool result stored, then paged with get_result in 8 KiB pages; median of ${RECEIPT_ROUNDS})`);
+  console.log(`${pad("row", 26)}${pad("call + store ms", 22)}${pad("paging ms", 22)}${pad("total ms", 22)}total vs files`);
+  const base = median((times.get("files") ?? []).map((t) => t.writeMs + t.readMs));
+  for (const row of rows) {
+    const ts = times.get(row.key) ?? [];
+    console.log(
+      `${pad(row.label, 26)}${pad(fmt(ts.map((t) => t.writeMs)), 22)}${pad(fmt(ts.map((t) => t.readMs)), 22)}${pad(fmt(ts.map((t) => t.writeMs + t.readMs)), 22)}${(median(ts.map((t) => t.writeMs + t.readMs)) / base).toFixed(2)}`,
+    );
+  }
+  receiptRatio = median((times.get("pg") ?? []).map((t) => t.writeMs + t.readMs)) / base;
+}
+
+let receiptRatio: number | undefined;
 
 interface StoreTimes {
   writeMs: number;
@@ -459,6 +511,7 @@ async function main(): Promise<void> {
       console.log(`  ${pad(`  the same with PostgreSQL's own CPU added, ${m} in flight`, 80)}${withPg.toFixed(2)}`);
     }
   }
+  if (receiptRatio !== undefined) row(`storing and paging ${(SIZE / 1e6).toFixed(0)} MB, PostgreSQL vs files, through the gateway`, receiptRatio, "≤ 2.00", receiptRatio <= 2);
   if (stored) {
     for (const path of ["vault", "blob"]) {
       const total = (k: string) => median((stored.get(`${path}/${k}`) ?? []).map((t) => t.writeMs + t.readMs));
