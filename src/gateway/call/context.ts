@@ -175,6 +175,8 @@ export interface CallContext extends CallRequest {
   /** finalize: the result's size, and the size of what the caller got back (result or receipt). */
   resultBytes: number;
   returnedBytes: number;
+  /** finalize: the result was over the budget and the shared store could not be reached to keep it. */
+  storeFailed?: true | undefined;
   /** When the call entered the pipeline (performance.now()), and how long it waited for a server to start, the user or a queue (ms). */
   started: number;
   waitMs: number;

@@ -53,6 +53,7 @@ export function record(ctx: CallContext, outcome: CallOutcome): void {
 function outcomeClass(ctx: CallContext, outcome: CallOutcome): string | undefined {
   switch (outcome.kind) {
     case "result":
+      if (ctx.storeFailed) return "store_unavailable";
       return ctx.result?.isError === true ? "tool_error" : undefined;
     case "not_sent":
       return outcome.reason;
