@@ -52,6 +52,12 @@ export class PgLog implements AppendLog {
     return removed;
   }
 
+  async drop(segment: string): Promise<boolean> {
+    if (!parseSegmentName(segment)) throw new Error(`invalid log segment ${JSON.stringify(segment)}`);
+    const rows = await this.db.query<{ n: string }>("WITH gone AS (DELETE FROM mcphub_log WHERE segment = $1 RETURNING 1) SELECT count(*)::text AS n FROM gone", [segment]);
+    return Number(rows[0]?.n ?? 0) > 0;
+  }
+
   async reset(): Promise<void> {
     // Nothing is held open between appends.
   }
