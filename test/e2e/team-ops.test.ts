@@ -195,15 +195,14 @@ describe("team mode operations on PostgreSQL", () => {
     if (!pg || !r1) return ctx.skip(skip || "needs the replica of the first test");
     const c = await httpClient(r1.url, token);
     try {
-      const refused = await c.caller.call("mcphub_call_tool", { tool: "q__big", arguments: { bytes: 5 } });
-      expect(refused.isError).toBe(true);
-      expect(text(refused)).toMatch(/approv/i);
+      const refused = doc(await c.caller.call("mcphub_call_tool", { tool: "q__big", arguments: { bytes: 5 } }));
+      expect(refused).toMatchObject({ status: "refused", reason: "awaiting_approval", approve: "mcphub approve q__big" });
       const listed = await cli(r2Home, r2Cfg, ["approve", "--json"]);
       expect(listed.code, listed.stderr).toBe(0);
       expect((JSON.parse(listed.stdout) as { pending: { namespaced: string }[] }).pending.map((p) => p.namespaced)).toContain("q__big");
       const approved = await cli(r2Home, r2Cfg, ["approve", "q"]);
       expect(approved.code, approved.stderr).toBe(0);
-      await until(async () => !(await c.caller.call("mcphub_call_tool", { tool: "q__big", arguments: { bytes: 5 } })).isError, "the replica to allow the approved tool", 100);
+      await until(async () => text(await c.caller.call("mcphub_call_tool", { tool: "q__big", arguments: { bytes: 5 } })) === "xxxxx", "the replica to allow the approved tool", 100);
       // The approval is in the shared audit trail.
       const stats = await cli(r2Home, r2Cfg, ["stats", "--json"]);
       expect((JSON.parse(stats.stdout) as { guardrails?: { approved?: number } }).guardrails?.approved).toBeGreaterThanOrEqual(1);
@@ -223,11 +222,13 @@ describe("team mode operations on PostgreSQL", () => {
     const r3 = await startDaemon(r3Home, r3Cfg);
     lb = await startHaproxy(r3Home.dir, [r3.port], lbPort, { forwardfor: true });
     const open: IncomingMessage[] = [];
+    const sessions: string[] = [];
     try {
       // Client 127.0.0.2 holds two requests open (each session's event stream): its cap of 2.
       for (let i = 0; i < 2; i++) {
         const sid = await initialize("127.0.0.2");
         expect(sid.status).toBe(200);
+        sessions.push(String(sid.session));
         open.push(await stream("127.0.0.2", String(sid.session)));
       }
       const third = await initialize("127.0.0.2");
@@ -238,10 +239,12 @@ describe("team mode operations on PostgreSQL", () => {
       // Another client through the same balancer is not under that cap (without trusted_proxies
       // both would be the balancer's 127.0.0.1, already at 2 connections).
       expect((await initialize("127.0.0.3")).status).toBe(200);
+      // Once its sessions end (a DELETE, here from the other client: a session is the agent's),
+      // their streams close and the client is admitted again.
+      for (const sid of sessions) expect(await remove("127.0.0.3", sid)).toBe(200);
     } finally {
       for (const s of open) s.destroy();
     }
-    // Once the streams close, the client is admitted again.
     await until(async () => (await initialize("127.0.0.2")).status === 200, "client 127.0.0.2 under its cap again", 100);
     await lb.stop();
     lb = undefined;
@@ -329,6 +332,21 @@ function initialize(from: string, headers: Record<string, string> = {}): Promise
     );
     req.on("error", reject);
     req.end(body);
+  });
+}
+
+/** Ends a session (DELETE) through the balancer; the status. */
+function remove(from: string, session: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: "127.0.0.1", port: lbPort, localAddress: from, path: "/mcp", method: "DELETE", agent: false, headers: { Host: `127.0.0.1:${lbPort}`, Authorization: `Bearer ${token}`, "Mcp-Session-Id": session, "MCP-Protocol-Version": "2025-11-25" } },
+      (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on("error", reject);
+    req.end();
   });
 }
 
