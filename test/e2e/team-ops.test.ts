@@ -142,7 +142,7 @@ describe("team mode operations on PostgreSQL", () => {
     const again = await cli(solo, soloTeamCfg, ["store", "import"]);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toMatch(/WHAT\s+UNIT\s+SOURCE\s+COPIED\s+SAME/);
-    expect(again.stdout).toMatch(/stored results \(sealed chunks\)\s+results\s+1\s+0\s+1/);
+    expect(again.stdout).toMatch(/stored results \(sealed chunks\)\s+results\s+1\s+0\s+1\s+0\s+0\s+0 B/);
     expect(again.stdout).toMatch(/already holds everything in .*; nothing to do/);
 
     // Back to files: the same bytes as the data directory that was imported.

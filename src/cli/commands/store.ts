@@ -11,7 +11,7 @@ import { formatBytes } from "../../util/units.js";
 import { keyringCopyCodec } from "../../vault/keys.js";
 import { openConfiguredStore } from "./shared-store.js";
 import { CliError, colors, printJson, type CliIO } from "../context.js";
-import { example, globalsOf, load, table } from "./common.js";
+import { example, globalsOf, load } from "./common.js";
 
 interface CopyFlags {
   merge?: boolean;
@@ -86,7 +86,11 @@ function renderCopy(io: CliIO, r: CopyReport, verb: string, from: string, to: st
     String(x.removed),
     formatBytes(x.bytes),
   ]);
-  const [head, ...lines] = table(["WHAT", "UNIT", "SOURCE", "COPIED", "SAME", "KEPT", "REMOVED", "BYTES"], rows).split("\n");
+  // Counts right-aligned, so the columns compare at a glance.
+  const header = ["WHAT", "UNIT", "SOURCE", "COPIED", "SAME", "KEPT", "REMOVED", "BYTES"];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((x) => (x[i] ?? "").length)));
+  const line = (cells: string[]) => cells.map((cell, i) => (i < 2 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join("  ");
+  const [head, ...lines] = [line(header), ...rows.map(line)];
   const copied = r.rows.reduce((n, x) => n + x.copied, 0);
   const same = r.rows.reduce((n, x) => n + x.same, 0);
   const kept = r.rows.reduce((n, x) => n + x.kept, 0);
