@@ -258,6 +258,10 @@ describe("team mode operations on PostgreSQL", () => {
     expect(up.status).toBe("ok");
     expect(up.store).toMatchObject({ kind: "postgres", reachable: true, schema_version: 1, following: true });
     expect(typeof up.store.latency_ms).toBe("number");
+    // The status page's document has the same card; an agent's view carries no URL or error text.
+    const page = (await http(`${r1.base}/api/status`, { headers: { Host: `127.0.0.1:${r1.port}`, Authorization: `Bearer ${token}` } })).json<{ store?: Record<string, unknown> }>();
+    expect(page.store).toMatchObject({ kind: "postgres", reachable: true, schema_version: 1 });
+    expect(page.store?.where).toBeUndefined();
     pg.stop();
     try {
       let down = up;

@@ -23,6 +23,8 @@ export type { SchemaState } from "./migrations.js";
 const MIRRORED: readonly DocSpace[] = ["tokens", "definitions", "oauth", "catalog"];
 /** An instance whose heartbeat is older than this is taken to have died (config `replica_timeout`). */
 export const DEAD_AFTER_MS = 20_000;
+/** The database's clock in ms since the epoch (heartbeats are stamped and aged by it). */
+const DB_NOW_MS = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
 /** Heartbeats come four times per dead-after period, at most every 5 s. */
 const heartbeatEvery = (deadAfterMs: number) => Math.max(50, Math.min(5000, Math.floor(deadAfterMs / 4)));
 
@@ -156,20 +158,22 @@ export class PgStore implements Store {
     }
   }
 
+  // Heartbeats are stamped and aged by the database's clock, never the replicas' own: two
+  // machines whose clocks differ by more than replica_timeout would otherwise take a live replica
+  // for dead (or a dead one for alive).
   private async beat(): Promise<void> {
-    const now = Date.now();
     for (const instance of this.claimed) {
       await this.db
-        .query("INSERT INTO mcphub_instances (instance, host, pid, heartbeat) VALUES ($1, $2, $3, $4) ON CONFLICT (instance) DO UPDATE SET heartbeat = EXCLUDED.heartbeat", [instance, hostname(), process.pid, now])
+        .query(`INSERT INTO mcphub_instances (instance, host, pid, heartbeat) VALUES ($1, $2, $3, ${DB_NOW_MS}) ON CONFLICT (instance) DO UPDATE SET heartbeat = EXCLUDED.heartbeat`, [instance, hostname(), process.pid])
         .catch(() => undefined); // the store is down: the next beat tries again
     }
   }
 
   async ownerAlive(owner: Owner): Promise<boolean> {
     if (this.claimed.has(owner.instance)) return true;
-    const rows = await this.db.query<{ heartbeat: string }>("SELECT heartbeat::text FROM mcphub_instances WHERE instance = $1", [owner.instance]);
-    const beat = rows[0] ? Number(rows[0].heartbeat) : undefined;
-    return beat !== undefined && Date.now() - beat < this.deadAfterMs;
+    const rows = await this.db.query<{ age: string }>(`SELECT (${DB_NOW_MS} - heartbeat)::text AS age FROM mcphub_instances WHERE instance = $1`, [owner.instance]);
+    const age = rows[0] ? Number(rows[0].age) : undefined;
+    return age !== undefined && age < this.deadAfterMs;
   }
 
   health(): StoreHealth {
