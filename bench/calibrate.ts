@@ -5,6 +5,16 @@
 //
 //   npx tsx bench/calibrate.ts            # tune half only
 //   npx tsx bench/calibrate.ts --check    # also the check half (reporting only)
+//   npx tsx bench/calibrate.ts --fit      # refit CONFIDENCE_MODEL (src/catalog/search/index.ts)
+//                                         # on the tune halves; prints its curve and the literal
+//
+// The sweep applies the shipped calibrated model (ASSESS_RULES.modelThreshold) on top of each
+// rule set. --fit: logistic regression (L2, λ = 1, Newton steps) of "the top match is right" over
+// assess.ts confidenceFeatures, on the answers the model may speak for (modelEligible) in the tune
+// halves of four sets, each weighted alike: everyday and example requests (example config) and
+// natural requests over LiveMCPBench, alone and with MCP-Zero's distractors. The threshold: the
+// lowest of 0.80 … 0.99 from which up every set keeps its tune precision bar (0.95, or the
+// threshold rules' own precision where that is lower).
 //
 // Each row: the server-agreement minimum, the other-server and sibling gaps; per set, confident
 // precision (right / confident) and confident share (confident / all requests of the half,
@@ -13,8 +23,8 @@
 // tune share on natural requests over LiveMCPBench whose tune precision is at least 0.95 and whose
 // share is at least 0.25.
 import { join } from "node:path";
-import { ASSESS_RULES, assessRoute, type AssessRules } from "../src/catalog/search/assess.js";
-import type { SearchIndex } from "../src/catalog/search/index.js";
+import { ASSESS_RULES, assessRoute, confidenceFeatures, modelEligible, type AssessRules, type ConfidenceCoefficients, type ConfidenceFeatures } from "../src/catalog/search/assess.js";
+import { CONFIDENCE_MODEL, type SearchIndex } from "../src/catalog/search/index.js";
 import type { CatalogEntry } from "../src/catalog/types.js";
 import { truncateUtf8 } from "../src/util/text.js";
 import { BENCH_DATA, distractors, indexEntries, loadCatalog, loadEverydayRequests, loadExampleCatalog, loadRequests, uniqueEntries, type Half, type RequestLine } from "./bench-data.js";
@@ -34,24 +44,122 @@ interface Cell {
   right: number;
   confident: number;
   n: number;
+  /** Confident answers to requests nothing in the catalogue serves. */
+  unserved: number;
 }
 
-function measure(ranked: Ranked[], half: Half, rules: Partial<AssessRules>): Cell {
+function measure(ranked: Ranked[], half: Half, rules: Partial<AssessRules>, model?: ConfidenceCoefficients): Cell {
   let right = 0;
   let confident = 0;
   let n = 0;
+  let unserved = 0;
   for (const r of ranked) {
     if (r.half !== half) continue;
     n++;
-    const a = assessRoute(r.matches, Math.max(r.termCount, 1), r.total, { rules });
+    const a = assessRoute(r.matches, Math.max(r.termCount, 1), r.total, { rules, ...(model ? { model } : {}) });
     if (a.status !== "confident") continue;
     confident++;
+    if (r.expected.length === 0) unserved++;
     if (r.expected.includes(r.matches[0]?.entry.namespaced ?? "")) right++;
   }
-  return { right, confident, n };
+  return { right, confident, n, unserved };
 }
 
-const cell = (c: Cell): string => `${(c.confident ? c.right / c.confident : 0).toFixed(3)} (${c.right}/${c.confident})  ${(c.confident / Math.max(1, c.n)).toFixed(3)}`;
+const cell = (c: Cell): string => `${(c.confident ? c.right / c.confident : 0).toFixed(3)} (${c.right}/${c.confident})  ${(c.confident / Math.max(1, c.n)).toFixed(3)}  ${c.unserved}`;
+
+// ---------------------------------------------------------------------------------------------
+// --fit: the calibrated model (CONFIDENCE_MODEL in src/catalog/search/index.ts), refitted.
+const FEATURES: (keyof ConfidenceFeatures)[] = ["minLead", "otherLead", "toolShare", "actionSeparates", "logScore"];
+const LAMBDA = 1;
+
+/** Solves A x = b (small, dense, symmetric positive definite here) by Gaussian elimination with pivoting. */
+function solve(a: number[][], b: number[]): number[] {
+  const n = b.length;
+  const m = a.map((row, i) => [...row, b[i] as number]);
+  for (let c = 0; c < n; c++) {
+    let p = c;
+    for (let r = c + 1; r < n; r++) if (Math.abs((m[r] as number[])[c] as number) > Math.abs((m[p] as number[])[c] as number)) p = r;
+    [m[c], m[p]] = [m[p] as number[], m[c] as number[]];
+    const pivot = (m[c] as number[])[c] as number;
+    for (let r = 0; r < n; r++) {
+      if (r === c) continue;
+      const f = ((m[r] as number[])[c] as number) / pivot;
+      for (let k = c; k <= n; k++) (m[r] as number[])[k] = ((m[r] as number[])[k] as number) - f * ((m[c] as number[])[k] as number);
+    }
+  }
+  return m.map((row, i) => (row[n] as number) / (row[i] as number));
+}
+
+/**
+ * L2-regularised logistic regression (intercept not penalised) by Newton steps, each sample
+ * weighted so that every fit set weighs the same in all.
+ */
+function fitLogistic(x: number[][], y: number[], w: number[]): number[] {
+  const d = (x[0]?.length ?? 0) + 1;
+  let beta: number[] = new Array<number>(d).fill(0);
+  for (let it = 0; it < 100; it++) {
+    const g: number[] = new Array<number>(d).fill(0);
+    const h: number[][] = Array.from({ length: d }, () => new Array<number>(d).fill(0));
+    x.forEach((row, i) => {
+      const a = [1, ...row];
+      const p = 1 / (1 + Math.exp(-a.reduce((s, v, j) => s + v * (beta[j] as number), 0)));
+      const wi = w[i] as number;
+      for (let j = 0; j < d; j++) {
+        g[j] = (g[j] as number) + wi * (p - (y[i] as number)) * (a[j] as number);
+        for (let k = 0; k < d; k++) (h[j] as number[])[k] = ((h[j] as number[])[k] as number) + wi * p * (1 - p) * (a[j] as number) * (a[k] as number);
+      }
+    });
+    for (let j = 1; j < d; j++) {
+      g[j] = (g[j] as number) + LAMBDA * (beta[j] as number);
+      (h[j] as number[])[j] = ((h[j] as number[])[j] as number) + LAMBDA;
+    }
+    const step = solve(h, g);
+    beta = beta.map((b, j) => b - (step[j] as number));
+    if (step.every((s) => Math.abs(s) < 1e-10)) break;
+  }
+  return beta;
+}
+
+function fit(fitSets: { name: string; ranked: Ranked[] }[], selection: Ranked[][]): void {
+  const x: number[][] = [];
+  const y: number[] = [];
+  const group: number[] = [];
+  fitSets.forEach((s, gi) => {
+    for (const r of s.ranked) {
+      if (r.half !== "tune" || !modelEligible(r.matches)) continue;
+      const f = confidenceFeatures(r.matches) as ConfidenceFeatures;
+      x.push(FEATURES.map((k) => f[k]));
+      y.push(r.expected.includes(r.matches[0]?.entry.namespaced ?? "") ? 1 : 0);
+      group.push(gi);
+    }
+  });
+  const sizes = fitSets.map((_, gi) => group.filter((g) => g === gi).length);
+  const raw = group.map((g) => 1 / (sizes[g] as number));
+  const mean = raw.reduce((a, b) => a + b, 0) / raw.length;
+  const beta = fitLogistic(x, y, raw.map((v) => v / mean));
+  const r3 = (v: number): number => Math.round(v * 1000) / 1000;
+  const model: ConfidenceCoefficients = { bias: r3(beta[0] as number), minLead: r3(beta[1] as number), otherLead: r3(beta[2] as number), toolShare: r3(beta[3] as number), actionSeparates: r3(beta[4] as number), logScore: r3(beta[5] as number) };
+  const prec = (c: Cell): number => (c.confident ? c.right / c.confident : 1);
+  // Each set's bar: 0.95, or the precision the threshold rules alone reach there when that is lower
+  // (the + MCP-Zero distractors): the model may add confident answers, never lower precision.
+  const bars = selection.map((set) => Math.min(0.95, prec(measure(set, "tune", { modelThreshold: 2 }))));
+  console.log(`Fitted on ${x.length} eligible tune answers (${fitSets.map((s, i) => `${s.name} ${sizes[i]}`).join(", ")}), λ = ${LAMBDA}.`);
+  console.log("threshold  " + ["LiveMCPBench", "+ MCP-Zero", "example config"].map((n) => `${n}, tune: prec (right/conf)  share  unservable`).join("  "));
+  // The lowest threshold from which up the tune precision stays at least 0.95 on both sets (a
+  // stable region of the curve, not a lucky point in a dip).
+  let threshold: number | undefined;
+  let stable = true;
+  const lines: string[] = [];
+  for (let t = 99; t >= 80; t--) {
+    const cells = selection.map((set) => measure(set, "tune", { modelThreshold: t / 100 }, model));
+    lines.unshift(`${(t / 100).toFixed(2)}       ${cells.map(cell).join("  ")}`);
+    stable &&= cells.every((c, i) => prec(c) >= (bars[i] as number));
+    if (stable) threshold = t / 100;
+  }
+  for (const l of lines) console.log(l);
+  console.log(`\nBars (tune precision): ${bars.map((b) => b.toFixed(3)).join(", ")}. Selection: the lowest threshold from which up every set stays at its bar. Paste into src/catalog/search/index.ts:`);
+  console.log(`export const CONFIDENCE_MODEL = ${JSON.stringify({ ...model, threshold: threshold ?? 1.01 }, null, 2).replace(/"(\w+)":/g, "$1:")};`);
+}
 
 function main(): void {
   const withCheck = process.argv.includes("--check");
@@ -80,12 +188,31 @@ function main(): void {
       });
   });
 
+  if (process.argv.includes("--fit")) {
+    const exampleRanked = rankedSets[2] as Ranked[];
+    const everyday = new Set(loadEverydayRequests().map((q) => q.id));
+    const exampleQueries = (sets[2] as (typeof sets)[number]).queries.filter((q) => halves.includes(q.half));
+    const isEveryday = exampleQueries.map((q) => everyday.has(q.id));
+    fit(
+      [
+        { name: "everyday", ranked: exampleRanked.filter((_, i) => isEveryday[i]) },
+        { name: "example requests", ranked: exampleRanked.filter((_, i) => !isEveryday[i]) },
+        { name: "natural, LiveMCPBench", ranked: rankedSets[0] as Ranked[] },
+        { name: "natural, + MCP-Zero", ranked: rankedSets[1] as Ranked[] },
+      ],
+      [rankedSets[0] as Ranked[], rankedSets[1] as Ranked[], exampleRanked],
+    );
+    return;
+  }
+
   const grid: Partial<AssessRules>[] = [];
   for (const toolObject of [false, true])
+   for (const toolEvidence of [false, true])
+    for (const verbAgrees of [false, true])
     for (const coverage of [0.5, 0.6, 0.67])
       for (const serverHeldMin of [0, 1])
         for (const otherServerGap of [0.3, 0.4, 0.5])
-          for (const siblingGap of [0.15, 0.2, 0.25, 0.3, 0.35]) grid.push({ toolObject, coverage, serverHeldMin, otherServerGap, siblingGap });
+          for (const siblingGap of [0.15, 0.2, 0.25, 0.3, 0.35]) grid.push({ toolObject, toolEvidence, verbAgrees, coverage, serverHeldMin, otherServerGap, siblingGap });
 
   const [liveSet, , exampleSet] = rankedSets as [Ranked[], Ranked[], Ranked[]];
   const measured = grid.map((g) => ({ g, cells: rankedSets.map((r) => halves.map((h) => measure(r, h, g))) }));
@@ -102,10 +229,12 @@ function main(): void {
   const same = (a: Partial<AssessRules>, b: Partial<AssessRules>): boolean => (Object.keys(a) as (keyof AssessRules)[]).every((k) => a[k] === b[k]);
   const shipped = measured.find((m) => same(m.g, ASSESS_RULES));
 
-  const header = ["", "object", "cover", "server", "other", "sibling", ...sets.flatMap((s) => halves.map((h) => `${s.name}, ${h}: prec (right/conf)  share`))];
+  const header = ["", "object", "evid", "verb", "cover", "server", "other", "sibling", ...sets.flatMap((s) => halves.map((h) => `${s.name}, ${h}: prec (right/conf)  share  unservable`))];
   const row = (m: (typeof measured)[number], mark: string): string[] => [
     mark,
     m.g.toolObject ? "tool" : "-",
+    m.g.toolEvidence ? "tool" : "-",
+    m.g.verbAgrees ? "on" : "-",
     String(m.g.coverage),
     String(m.g.serverHeldMin),
     String(m.g.otherServerGap),

@@ -23,7 +23,7 @@
 // otherwise ambiguous with a reason code per failed rule. The Go rules' weak-score, tie and
 // low-matched-fraction checks stay as further reasons to be ambiguous.
 import { isGenericStem } from "./text/generic.js";
-import type { ConceptEvidence, RankedMatch } from "./index.js";
+import { CONFIDENCE_MODEL, type ConceptEvidence, type RankedMatch } from "./index.js";
 
 /** Below this, the top match rests on less than one solid hit (a moderately rare term in a description). */
 export const WEAK_SCORE = 15;
@@ -66,6 +66,14 @@ export const SIBLING_GAP = 0.35;
  * request nothing serves is the worst answer), see docs/discovery.md, "Calibration, third round".
  */
 export const TOOL_OBJECT = true;
+/**
+ * Never confident for a request no configured tool serves (issue 23): such a request shares at
+ * most a word or two with some tool, by coincidence, usually through a server's text or a word the
+ * catalogue does not know. Positive evidence in the tool's own text is required (AssessRules).
+ */
+export const TOOL_EVIDENCE = true;
+/** See AssessRules.verbAgrees; swept by bench/calibrate.ts. */
+export const VERB_AGREES = false;
 /** A lead this wide, with every content word held, is `high` confidence. */
 export const HIGH_GAP = 0.5;
 
@@ -109,6 +117,23 @@ export interface AssessRules {
    * when the request has one the catalogue knows (names and values it never mentions do not count).
    */
   toolObject: boolean;
+  /**
+   * Positive evidence: the tool's own text (name, title, description, fields, per-tool hints) holds
+   * at least one content word of the request that the catalogue knows. Server text alone, or
+   * words no tool mentions, never make an answer confident.
+   */
+  toolEvidence: boolean;
+  /**
+   * The request's leading verb, when the catalogue knows it, is held by the tool's own text or
+   * agrees with the tool's action (signals/action.ts): "play some jazz" is not confidently a tool
+   * whose only link to the request is its object.
+   */
+  verbAgrees: boolean;
+  /**
+   * Where the margin or coverage rules fall short, an answer is still confident when the calibrated
+   * model (CONFIDENCE_MODEL in index.ts) gives it at least this probability of being right; above 1 = off.
+   */
+  modelThreshold: number;
 }
 export const ASSESS_RULES: Readonly<AssessRules> = {
   weakScore: WEAK_SCORE,
@@ -117,7 +142,54 @@ export const ASSESS_RULES: Readonly<AssessRules> = {
   otherServerGap: OTHER_SERVER_GAP,
   siblingGap: SIBLING_GAP,
   toolObject: TOOL_OBJECT,
+  toolEvidence: TOOL_EVIDENCE,
+  verbAgrees: VERB_AGREES,
+  modelThreshold: CONFIDENCE_MODEL.threshold,
 };
+
+/** The calibrated model's inputs for one explained ranking head (see CONFIDENCE_MODEL). */
+export interface ConfidenceFeatures {
+  minLead: number;
+  otherLead: number;
+  toolShare: number;
+  actionSeparates: number;
+  logScore: number;
+}
+
+export function confidenceFeatures(matches: readonly RankedMatch[]): ConfidenceFeatures | undefined {
+  const top = matches[0];
+  if (!top) return undefined;
+  const server = top.entry.server;
+  const other = lead(top.score, matches.find((m) => m.entry.server !== server)?.score ?? 0);
+  const sibling = matches.find((m, i) => i > 0 && m.entry.server === server);
+  const siblingLead = lead(top.score, sibling?.score ?? 0);
+  const action = top.action ?? 0;
+  return {
+    minLead: Math.log(0.02 + Math.min(other, siblingLead)),
+    otherLead: Math.log(0.02 + other),
+    toolShare: contentCoverage(top.evidence).toolShare,
+    actionSeparates: action > 0 && (sibling?.action ?? 0) < action ? 1 : 0,
+    logScore: Math.log(1 + top.score),
+  };
+}
+
+/** The model's probability that the top match is right (coefficients as CONFIDENCE_MODEL unless given). */
+export function confidenceOf(f: ConfidenceFeatures, model: ConfidenceCoefficients = CONFIDENCE_MODEL): number {
+  const z = model.bias + model.minLead * f.minLead + model.otherLead * f.otherLead + model.toolShare * f.toolShare + model.actionSeparates * f.actionSeparates + model.logScore * f.logScore;
+  return 1 / (1 + Math.exp(-z));
+}
+
+/**
+ * Whether the model may speak for this answer at all: positive evidence in the tool's own text,
+ * the request's object held by the tool, no tie, above the weak bar (the hard rules of assessRoute).
+ */
+export function modelEligible(matches: readonly RankedMatch[], rules: Readonly<AssessRules> = ASSESS_RULES): boolean {
+  const top = matches[0];
+  if (!top) return false;
+  const c = contentCoverage(top.evidence);
+  const gap = top.score - (matches[1]?.score ?? 0);
+  return !c.generic && c.toolHeld > 0 && (!rules.toolObject || c.objectHeld) && top.score >= rules.weakScore && gap > 0;
+}
 
 /** What the ranking alone does not know. */
 export interface AssessOptions {
@@ -127,7 +199,11 @@ export interface AssessOptions {
   pendingServers?: number;
   /** The query was cut to the byte limit before ranking. */
   queryTruncated?: boolean;
+  /** Coefficients other than CONFIDENCE_MODEL (bench/calibrate.ts --fit only). */
+  model?: ConfidenceCoefficients;
 }
+
+export type ConfidenceCoefficients = Omit<typeof CONFIDENCE_MODEL, "threshold">;
 
 function lead(top: number, next: number): number {
   return top > 0 ? (top - next) / top : 0;
@@ -141,15 +217,24 @@ export function contentCoverage(evidence: readonly ConceptEvidence[] | undefined
   serverHeld: number;
   /** Whether the tool's own text holds the request's object (or it has none the catalogue knows). */
   objectHeld: boolean;
+  /** Content words the catalogue knows that the tool's own text holds (positive evidence for the tool itself). */
+  toolHeld: number;
+  /** toolHeld over the content words the catalogue knows (0 when it knows none). */
+  toolShare: number;
+  /** Whether the request's leading verb is a word the catalogue knows that the tool's own text does not hold. */
+  verbMissing: boolean;
 } {
-  if (!evidence || evidence.length === 0) return { share: 0, content: 0, generic: false, serverHeld: 0, objectHeld: false };
+  if (!evidence || evidence.length === 0) return { share: 0, content: 0, generic: false, serverHeld: 0, objectHeld: false, toolHeld: 0, toolShare: 0, verbMissing: false };
   const content = evidence.filter((e) => !isGenericStem(e.stem));
-  if (content.length === 0) return { share: 0, content: 0, generic: true, serverHeld: 0, objectHeld: false };
+  if (content.length === 0) return { share: 0, content: 0, generic: true, serverHeld: 0, objectHeld: false, toolHeld: 0, toolShare: 0, verbMissing: false };
   const held = content.filter((e) => Math.max(e.tool, e.server) >= HELD_WEIGHT).length;
   const serverHeld = content.filter((e) => e.server >= HELD_WEIGHT).length;
   const objects = content.filter((e) => !e.verb && e.known);
   const objectHeld = objects.length === 0 || objects.some((e) => e.tool >= HELD_WEIGHT);
-  return { share: held / content.length, content: content.length, generic: false, serverHeld, objectHeld };
+  const toolHeld = content.filter((e) => e.known && e.tool >= HELD_WEIGHT).length;
+  const known = content.filter((e) => e.known).length;
+  const verbMissing = content.some((e) => e.verb === true && e.known && e.tool < HELD_WEIGHT);
+  return { share: held / content.length, content: content.length, generic: false, serverHeld, objectHeld, toolHeld, toolShare: known > 0 ? toolHeld / known : 0, verbMissing };
 }
 
 /**
@@ -184,7 +269,9 @@ export function assessRoute(matches: readonly RankedMatch[], termCount: number, 
   // well the tool's own words match: the same reason code (reformulate with capability words).
   const serverDisagrees = top.serverTools !== 1 && coverage.serverHeld < rules.serverHeldMin;
   const objectMissing = rules.toolObject && !coverage.objectHeld;
-  const weak = top.score < rules.weakScore || coverage.share < rules.coverage || serverDisagrees || objectMissing;
+  const noToolEvidence = rules.toolEvidence && coverage.toolHeld === 0;
+  const verbDisagrees = rules.verbAgrees && coverage.verbMissing && (top.action ?? 0) <= 0;
+  const weak = top.score < rules.weakScore || coverage.share < rules.coverage || serverDisagrees || objectMissing || noToolEvidence || verbDisagrees;
   const low = termCount >= 8 && mf < 0.25;
   const pending = (opts.pendingServers ?? 0) > 0;
   const truncated = opts.queryTruncated === true;
@@ -198,6 +285,15 @@ export function assessRoute(matches: readonly RankedMatch[], termCount: number, 
   if (truncated) reasons.push("query_truncated");
 
   const matchedFraction = Math.round(mf * 1000) / 1000;
+  // The calibrated model may vouch for an answer the margin or coverage thresholds find short;
+  // never past a tie, a generic query, a pending server, a cut query or missing tool evidence.
+  const vouched =
+    (close || weak) && !tie && !low && !pending && !truncated && !coverage.generic && !noToolEvidence && !verbDisagrees && !serverDisagrees && !single &&
+    rules.modelThreshold <= 1 && modelEligible(matches, rules) && confidenceOf(confidenceFeatures(matches) as ConfidenceFeatures, opts.model) >= rules.modelThreshold;
+  if (vouched) {
+    reasons.splice(0, reasons.length, "clear_margin");
+    return { status: "confident", confidence: "medium", reasonCodes: reasons, matchedFraction, scoreGap: gap };
+  }
   if (tie || close || weak || low || pending || truncated) {
     return { status: "ambiguous", confidence: "low", reasonCodes: reasons, matchedFraction, scoreGap: gap };
   }

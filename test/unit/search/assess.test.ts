@@ -1,7 +1,8 @@
 // resolve's calibrated assessment (src/catalog/search/assess.ts): the server-agreement rule and the
 // calibrated sibling gap, through the real index (ranked and explained as resolve does it).
 import { describe, expect, it } from "vitest";
-import { ASSESS_RULES, SERVER_HELD_MIN, SIBLING_GAP, assessRoute } from "../../../src/catalog/search/assess.js";
+import { ASSESS_RULES, SERVER_HELD_MIN, SIBLING_GAP, assessRoute, confidenceFeatures, confidenceOf, modelEligible } from "../../../src/catalog/search/assess.js";
+import { CONFIDENCE_MODEL } from "../../../src/catalog/search/index.js";
 import { buildResolveResponse } from "../../../src/catalog/search/responses.js";
 import type { RankedMatch } from "../../../src/catalog/search/index.js";
 import { checkResolveContract } from "../../helpers/resolve-contract.js";
@@ -118,5 +119,75 @@ describe("the tool holds the request's object", () => {
     expect(assess("echo hello", { coverage: 0.5 })).toMatchObject({ status: "confident" });
     expect(assess("echo testing", { coverage: 0.5 })).toMatchObject({ status: "ambiguous" });
     expect(assess("echo testing", { coverage: 0.5, toolObject: false })).toMatchObject({ status: "confident" });
+  });
+});
+
+describe("positive evidence in the tool's own text", () => {
+  // A request that meets the tool only through its server's text (a tag, use_when): never confident.
+  const match = (server: string, tool: string, score: number, own: number): RankedMatch => ({
+    entry: entry({ server, tool }),
+    score,
+    matchedTerms: ["weather"],
+    evidence: [{ word: "weather", stem: "weather", tool: own, server: 1, known: true }],
+    serverTools: 5,
+  });
+
+  it("is required: server text alone never makes an answer confident, however wide the lead", () => {
+    expect(ASSESS_RULES.toolEvidence).toBe(true);
+    const ranking = [match("weather", "alerts", 500, 0), match("weather", "radar", 100, 0), match("other", "x", 50, 0)];
+    const a = assessRoute(ranking, 1, 3);
+    expect(a.status).toBe("ambiguous");
+    expect(a.reasonCodes).toContain("weak_coverage");
+    // The same ranking, the rule off: confident (only this rule stands in its way).
+    expect(assessRoute(ranking, 1, 3, { rules: { toolEvidence: false, toolObject: false } }).status).toBe("confident");
+  });
+
+  it("is met when the tool's own text holds the word", () => {
+    const ranking = [match("weather", "alerts", 500, 1), match("weather", "radar", 100, 0), match("other", "x", 50, 0)];
+    expect(assessRoute(ranking, 1, 3).status).toBe("confident");
+  });
+});
+
+describe("calibrated confidence (CONFIDENCE_MODEL)", () => {
+  const match = (server: string, tool: string, score: number, action: number): RankedMatch => ({
+    entry: entry({ server, tool }),
+    score,
+    matchedTerms: ["delete", "relation"],
+    evidence: [
+      { word: "delete", stem: "delet", tool: 1, server: 0, known: true, verb: true },
+      { word: "relation", stem: "relat", tool: 1, server: 1, known: true },
+    ],
+    serverTools: 9,
+    action,
+  });
+
+  it("is fitted with a threshold for precision, and is what ASSESS_RULES uses", () => {
+    expect(ASSESS_RULES.modelThreshold).toBe(CONFIDENCE_MODEL.threshold);
+    expect(CONFIDENCE_MODEL.threshold).toBeGreaterThanOrEqual(0.9);
+    expect(CONFIDENCE_MODEL.threshold).toBeLessThanOrEqual(1);
+  });
+
+  it("vouches for a strong answer whose sibling is within the sibling gap when the action tells them apart", () => {
+    // The sibling is 25% behind (inside SIBLING_GAP): the threshold rules alone say close_scores.
+    const ranking = [match("memory", "delete_relations", 800, 1), match("memory", "create_relations", 600, 0), match("files", "x", 60, 0)];
+    const f = confidenceFeatures(ranking);
+    expect(f?.actionSeparates).toBe(1);
+    expect(confidenceOf(f as NonNullable<typeof f>)).toBeGreaterThanOrEqual(CONFIDENCE_MODEL.threshold);
+    expect(assessRoute(ranking, 2, 3)).toMatchObject({ status: "confident", reasonCodes: ["clear_margin"] });
+    expect(assessRoute(ranking, 2, 3, { rules: { modelThreshold: 2 } })).toMatchObject({ status: "ambiguous" });
+  });
+
+  it("does not vouch when the sibling's action agrees as much (nothing tells them apart)", () => {
+    const ranking = [match("memory", "delete_relations", 800, 1), match("memory", "delete_entities", 700, 1), match("files", "x", 60, 0)];
+    expect(confidenceOf(confidenceFeatures(ranking) as NonNullable<ReturnType<typeof confidenceFeatures>>)).toBeLessThan(CONFIDENCE_MODEL.threshold);
+    expect(assessRoute(ranking, 2, 3).reasonCodes).toContain("close_scores");
+  });
+
+  it("never vouches past a tie or without the tool's own evidence", () => {
+    const tie = [match("memory", "delete_relations", 800, 1), match("memory", "create_relations", 800, 0), match("files", "x", 60, 0)];
+    expect(assessRoute(tie, 2, 3).status).toBe("ambiguous");
+    const serverOnly = tie.map((m, i) => ({ ...m, score: i === 0 ? 2000 : m.score, evidence: (m.evidence ?? []).map((e) => ({ ...e, tool: 0 })) }));
+    expect(modelEligible(serverOnly)).toBe(false);
+    expect(assessRoute(serverOnly, 2, 3).status).toBe("ambiguous");
   });
 });

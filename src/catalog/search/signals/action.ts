@@ -125,6 +125,10 @@ export function queryActions(query: string): QueryAction[] {
   const out: QueryAction[] = [];
   let prev = "";
   let first = true;
+  // A question's past tense or participle tells of something done ("when was index.html
+  // *created*", "what *changed* in the last release"): it is what the answer is about, not the
+  // action the request asks a tool to take.
+  const question = isQuestion(query);
   for (const w of words(query)) {
     const after = prev;
     prev = w;
@@ -134,6 +138,7 @@ export function queryActions(query: string): QueryAction[] {
     if (DETERMINERS.has(after)) continue;
     const senses = verbOf(w);
     if (!senses || out.some((a) => a.senses.lemma === senses.lemma)) continue;
+    if (question && w !== senses.lemma && w.endsWith("ed")) continue;
     out.push({ word: w, weight: leading ? 1 : ACTION.laterVerb, leading, senses });
     if (out.length >= 8) break;
   }

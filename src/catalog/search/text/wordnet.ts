@@ -136,6 +136,40 @@ export class WordNet {
   }
 
   /**
+   * The word's sense-mates: for its noun, adjective and adverb lemmas, the other words of its
+   * DERIVATION_SENSES most frequent synsets and every word those synsets link to by a derivation
+   * pointer ("plus" → its arithmetic sense {summation, addition} → sum, add, summate). Lowercase
+   * single words, sorted, never the word itself nor one of its own derivations (those are
+   * `derivations`). Verbs are left out: their relations are the action signal's (signals/action.ts).
+   */
+  senseMates(word: string): readonly string[] {
+    if (!/^[a-z][a-z'-]*$/.test(word) || word.length < 2) return EMPTY;
+    const key = `\u0001${word}`;
+    const hit = this.cache.get(key);
+    if (hit) return hit;
+    const out = new Set<string>();
+    for (const pos of ["noun", "adj", "adv"] as const) {
+      for (const lemma of this.lemmas(word, pos)) {
+        for (const offset of this.senses(lemma, pos).slice(0, DERIVATION_SENSES)) {
+          const synset = this.synset(pos, offset);
+          if (!synset) continue;
+          for (const w of synset.words) out.add(w);
+          for (const p of synset.pointers) {
+            if (p.symbol !== "+" && p.symbol !== "\\" && p.symbol !== "=") continue;
+            const target = this.synset(POS_OF_LETTER[p.pos] ?? "noun", p.offset);
+            const words = p.target === 0 ? (target?.words ?? []) : [target?.words[p.target - 1] ?? ""];
+            for (const w of words) out.add(w);
+          }
+        }
+      }
+    }
+    const own = new Set(this.derivations(word));
+    const result = [...out].filter((w) => w !== word && !own.has(w) && w.length > 1 && !w.includes("_")).sort();
+    this.cache.set(key, result);
+    return result;
+  }
+
+  /**
    * The word's verb senses: for its first base form that WordNet knows as a verb (morphy: "created"
    * → create), that lemma and the synsets of its `senses` most frequent senses, each with the
    * synsets it points to by hypernym (@), troponym (~) and verb group ($), and the synsets its
