@@ -2,7 +2,8 @@
 // real CLI: a single machine's data directory imported into PostgreSQL (and exported back to the
 // same files), its receipt paged through a replica and its token accepted there; the one-shot
 // commands on the configured store (stats counts every replica's calls, an approval from another
-// machine takes effect in a running replica, doctor checks the store); /healthz saying the store
+// machine takes effect in a running replica, auth status and logout see the shared sign-in, doctor
+// checks the store); /healthz saying the store
 // is down while PostgreSQL is stopped, and ok again once it is back; the per-client connection
 // cap behind HAProxy with `option forwardfor` (trusted_proxies); and the dead-owner rule: a
 // detached call whose replica was SIGKILLed is reported lost once its heartbeat is replica_timeout
@@ -16,6 +17,8 @@ import { doc, FIXTURES, runMcphub, tempHome, text, until, type TempHome } from "
 import { haproxyMissing, startHaproxy, type Balancer } from "../helpers/haproxy.js";
 import { reassemble } from "../helpers/page-chain.js";
 import { startPostgres, type Postgres } from "../helpers/postgres.js";
+import { openStore } from "../../src/store/index.js";
+import { OAuthStore } from "../../src/vault/oauth.js";
 import { freePort } from "../helpers/servers.js";
 
 const node = process.execPath;
@@ -215,6 +218,29 @@ describe("team mode operations on PostgreSQL", () => {
     expect(store?.ok, JSON.stringify(store)).toBe(true);
     expect(store?.detail).toMatch(/^PostgreSQL postgres:\/\/mcphub@127\.0\.0\.1:\d+\/mcphub: schema 1, [\d.]+ ms$/);
     expect(checks.find((x) => x.name === "vault")?.detail).toMatch(/passphrase/);
+  }, 60_000);
+
+  it("auth status and logout on another machine read and change the sign-in every replica shares", async (ctx) => {
+    if (!pg || !r1) return ctx.skip(skip || "needs the imported store of the first test");
+    const url = "http://127.0.0.1:9/mcp";
+    const cfg = r2Home.writeConfig({ ...teamConfig(join(solo.dir, "recorder.log")), servers: { ...servers(join(solo.dir, "recorder.log")), remote: { url } } }, "auth.yaml");
+    // A sign-in as a replica stores it: sealed with the team's data key, in PostgreSQL.
+    const store = await openStore({ dataDir: join(r1Home.dir, "data"), url: String(pg.url), follow: true });
+    try {
+      const oauth = await OAuthStore.open({ dataDir: join(r1Home.dir, "data"), store, env: { ...process.env, MCPHUB_VAULT_PASSPHRASE: PASSPHRASE, MCPHUB_KEYCHAIN: "off" } });
+      const now = Date.now();
+      await oauth.update("remote", () => ({ url, account: "ada@example.org", tokens: { access_token: "canary-access-token-77", token_type: "Bearer", scope: "read", obtained_at: now, expires_at: now + 3_600_000 } }));
+    } finally {
+      await store.close();
+    }
+    const status = await cli(r2Home, cfg, ["auth", "status", "--json"]);
+    expect(status.code, status.stderr).toBe(0);
+    expect(JSON.parse(status.stdout)).toMatchObject([{ server: "remote", state: "signed_in", account: "ada@example.org", scopes: ["read"] }]);
+    expect(status.stdout + status.stderr).not.toContain("canary-access-token-77");
+    const out = await cli(r2Home, cfg, ["auth", "logout", "remote"]);
+    expect(out.code, out.stderr).toBe(0);
+    const after = await cli(r2Home, cfg, ["auth", "status", "--json"]);
+    expect((JSON.parse(after.stdout) as { state: string }[]).filter((e) => e.state === "signed_in")).toEqual([]);
   }, 60_000);
 
   it("behind HAProxy (option forwardfor) the per-client cap counts each client, not the balancer; X-Forwarded-For a client writes does not get it out", async (ctx) => {
