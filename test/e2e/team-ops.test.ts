@@ -3,11 +3,11 @@
 // same files), its receipt paged through a replica and its token accepted there; the one-shot
 // commands on the configured store (stats counts every replica's calls, an approval from another
 // machine takes effect in a running replica, auth status and logout see the shared sign-in, doctor
-// checks the store); /healthz saying the store
-// is down while PostgreSQL is stopped, and ok again once it is back; the per-client connection
-// cap behind HAProxy with `option forwardfor` (trusted_proxies); and the dead-owner rule: a
-// detached call whose replica was SIGKILLed is reported lost once its heartbeat is replica_timeout
-// old. Skips with the reason when PostgreSQL or HAProxy cannot start here.
+// checks the store); /healthz saying the store is down while PostgreSQL is stopped, and ok again
+// once it is back; the per-client connection cap behind HAProxy with `option forwardfor`
+// (trusted_proxies); and the dead-owner rule: a detached call whose replica was SIGKILLed is
+// reported lost once its heartbeat is replica_timeout old. Skips with the reason when PostgreSQL
+// or HAProxy cannot start here.
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { request, type IncomingMessage } from "node:http";
 import { join, relative } from "node:path";
