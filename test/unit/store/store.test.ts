@@ -193,6 +193,23 @@ describe.each(["files", "postgres"] as const)("the %s store", (kind) => {
     }
   });
 
+  it("logs: many appends to one day read back in the order they were written (past ten rows, past one batch)", async (ctx) => {
+    if (kind === "postgres" && !pg) return ctx.skip(skip);
+    const store = await open(kind);
+    const log = store.log();
+    try {
+      const seg = dayFileName(Date.UTC(2026, 0, 3));
+      const lines = Array.from({ length: 1200 }, (_, i) => `{"n":${i}}\n`);
+      for (let i = 0; i < lines.length; i += 2) await log.append(seg, lines.slice(i, i + 2));
+      let text = "";
+      for await (const b of (await log.segments("calls")).find((x) => x.name === seg)?.read(0) ?? []) text += b.text;
+      expect(text).toBe(lines.join(""));
+    } finally {
+      await log.close();
+      await store.close();
+    }
+  }, 60_000);
+
   it("a named lock excludes across stores", async (ctx) => {
     if (kind === "postgres" && !pg) return ctx.skip(skip);
     const dataDir = tempDir();
