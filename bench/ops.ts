@@ -1,16 +1,18 @@
 // What metrics and traces cost a call, side by side in one run (issue 28).
-//   npx tsx bench/ops.ts [--calls 3000] [--rounds 3] [--concurrency 16] [--warmup 2000]
+//   npx tsx bench/ops.ts [--calls 3000] [--rounds 3] [--concurrency 16] [--warmup 2000] [--compare DIR]
 // Four stdio gateways (`mcp serve`, expose all, one echo server) take the same echo calls,
 // sequentially and with N in flight, round-robin over rounds (order reversed every other round):
 //   off       no /metrics (NO_METRICS: prom-client never loaded) and no telemetry.otlp
-//   metrics   --metrics-listen 127.0.0.1:0 (every call counted into prom-client's registry;
+//   metrics   --metrics-listen 127.0.0.1:0 (every call counted into the metrics prom-client serves;
 //             scraped once per round, as a scraper would, outside the timed part)
-//   tracing   telemetry.otlp at a receiver in this process, sample 1 (every call: a request
-//             span, five stage spans and the downstream client span, batched and exported)
+//   tracing   telemetry.otlp at a receiver in a process of its own (otlp-receiver.mjs), sample 1
+//             (every call five spans: the request's, locate, guard, dispatch and the downstream
+//             call under it; batched and exported)
 //   both      metrics and tracing
 // The figure is the gateway process's own CPU (utime + stime from /proc, not the echo server's)
 // per call; the ratios against `off` are the issue's targets (metrics ≤ +5%, tracing ≤ +20%).
-import { execFileSync } from "node:child_process";
+// Profiling: `--only off,tracing --cpu-prof DIR` (MCPHUB_NO_BUNDLE=1 keeps function names).
+import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -26,6 +28,11 @@ const CALLS = numberFlag("calls", 3000);
 const ROUNDS = numberFlag("rounds", 3);
 const CONCURRENCY = numberFlag("concurrency", 16);
 const WARMUP = numberFlag("warmup", 2000);
+/** `--only off,tracing`: just these gateways (profiling); `--cpu-prof DIR`: each gateway writes a V8 CPU profile there at exit. */
+const ONLY = flag("only")?.split(",");
+const CPU_PROF = flag("cpu-prof");
+/** `--compare DIR`: another checkout's build (say, main's) runs the same gateways side by side, as "before". */
+const COMPARE = flag("compare");
 const CLK_TCK = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
 
 const home = mkdtempSync(join(tmpdir(), "mcphub-bench-ops-"));
@@ -40,19 +47,19 @@ interface Target {
   metricsUrl?: string;
 }
 
-/** An OTLP/HTTP receiver: reads each export and answers 200, counting the spans it was sent. */
-async function receiver(): Promise<{ url: string; spans: () => number; close(): void }> {
-  let spans = 0;
-  const server = createServer((req, res) => {
-    let body = "";
-    req.setEncoding("utf8").on("data", (d: string) => (body += d));
-    req.on("end", () => {
-      spans += (body.match(/"spanId"/g) ?? []).length;
-      res.writeHead(200, { "content-type": "application/json" }).end("{}");
-    });
+/** The OTLP/HTTP receiver (otlp-receiver.mjs), a process of its own: its CPU is not the gateway's. */
+async function receiver(): Promise<{ url: string; spans: () => Promise<number>; close(): void }> {
+  const child = spawn(process.execPath, [join(ROOT, "bench/otlp-receiver.mjs")], { stdio: ["pipe", "pipe", "inherit"] });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout.setEncoding("utf8").once("data", (d: string) => resolve(Number(d.trim())));
+    child.once("exit", () => reject(new Error("the OTLP receiver exited")));
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/traces`, spans: () => spans, close: () => server.close() };
+  const base = `http://127.0.0.1:${port}`;
+  return {
+    url: `${base}/v1/traces`,
+    spans: async () => ((await (await fetch(base)).json()) as { spans: number }).spans,
+    close: () => child.stdin.end(),
+  };
 }
 
 /** A loopback port free just now (the metrics port is told its address, and never logs it at warn). */
@@ -64,7 +71,7 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function gateway(key: string, label: string, opts: { metrics: boolean; otlp?: string }): Promise<Target> {
+async function gateway(key: string, label: string, opts: { metrics: boolean; otlp?: string }, bin = BIN): Promise<Target> {
   const cfg = join(home, `${key}.yaml`);
   writeFileSync(
     cfg,
@@ -77,7 +84,7 @@ async function gateway(key: string, label: string, opts: { metrics: boolean; otl
   const port = opts.metrics ? await freePort() : 0;
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [BIN, "--config", cfg, "mcp", "serve", ...(opts.metrics ? ["--metrics-listen", `127.0.0.1:${port}`] : [])],
+    args: [...(CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir", CPU_PROF, "--cpu-prof-name", `${key}.cpuprofile`] : []), bin, "--config", cfg, "mcp", "serve", ...(opts.metrics ? ["--metrics-listen", `127.0.0.1:${port}`] : [])],
     env,
     stderr: "pipe",
   });
@@ -89,6 +96,11 @@ async function gateway(key: string, label: string, opts: { metrics: boolean; otl
   const metricsUrl = opts.metrics ? `http://127.0.0.1:${port}/metrics` : undefined;
   if (metricsUrl && !(await fetch(metricsUrl)).ok) throw new Error(`${label}: no metrics port (${err})`);
   return { key, label, client, pid: transport.pid as number, ...(metricsUrl ? { metricsUrl } : {}) };
+}
+
+function flag(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
 }
 
 function cpuSeconds(pid: number): number {
@@ -135,6 +147,7 @@ async function run(t: Target, calls: number, concurrency: number): Promise<Sampl
   return { cpuUs: (cpu / calls) * 1e6, p50: quantile(lat, 0.5), rate: (calls / total) * 1000 };
 }
 
+const LABEL_WIDTH = COMPARE ? 40 : 32;
 const pad = (s: string, n: number) => (s.length >= n ? s : s + " ".repeat(n - s.length));
 const fmt = (xs: number[], digits = 0) => {
   const m = median(xs).toFixed(digits);
@@ -145,12 +158,17 @@ async function main() {
   const load = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
   console.log(`ops benchmark: ${CALLS} echo calls per row, ${ROUNDS} rounds, node ${process.version}, load ${load()}, ${new Date().toISOString()}`);
   const otlp = await receiver();
-  const targets = [
-    await gateway("off", "metrics off, tracing off", { metrics: false }),
-    await gateway("metrics", "metrics on (prom-client)", { metrics: true }),
-    await gateway("tracing", "tracing on (OTLP, sample 1)", { metrics: false, otlp: otlp.url }),
-    await gateway("both", "metrics and tracing on", { metrics: true, otlp: otlp.url }),
-  ];
+  const all = [
+    ["off", "metrics off, tracing off", { metrics: false }],
+    ["metrics", "metrics on (prom-client)", { metrics: true }],
+    ["tracing", "tracing on (OTLP, sample 1)", { metrics: false, otlp: otlp.url }],
+    ["both", "metrics and tracing on", { metrics: true, otlp: otlp.url }],
+  ] as const;
+  const targets: Target[] = [];
+  const builds: [string, string, string][] = COMPARE ? [["", "", BIN], ["before:", "before: ", join(COMPARE, "bin/mcphub.js")]] : [["", "", BIN]];
+  for (const [prefix, labelPrefix, bin] of builds) {
+    for (const [key, label, opts] of all) if (!ONLY || ONLY.includes(key)) targets.push(await gateway(`${prefix}${key}`, `${labelPrefix}${label}`, opts, bin));
+  }
   for (const t of targets) await run(t, WARMUP, CONCURRENCY);
   process.stderr.write(`warmed up (${WARMUP} calls each)\n`);
   const modes = [1, CONCURRENCY];
@@ -167,24 +185,28 @@ async function main() {
     }
     process.stderr.write(`round ${round + 1}/${ROUNDS} done (load ${load()})\n`);
   }
-  console.log(`\n${pad("gateway", 32)}${pad("in flight", 11)}${pad("gateway CPU µs/call", 24)}${pad("p50 ms", 20)}calls/s`);
+  console.log(`\n${pad("gateway", LABEL_WIDTH)}${pad("in flight", 11)}${pad("gateway CPU µs/call", 24)}${pad("p50 ms", 20)}calls/s`);
   for (const t of targets) {
     for (const c of modes) {
       const s = samples.get(`${t.key}/${c}`) ?? [];
-      console.log(`${pad(t.label, 32)}${pad(String(c), 11)}${pad(fmt(s.map((x) => x.cpuUs)), 24)}${pad(fmt(s.map((x) => x.p50), 2), 20)}${fmt(s.map((x) => x.rate))}`);
+      console.log(`${pad(t.label, LABEL_WIDTH)}${pad(String(c), 11)}${pad(fmt(s.map((x) => x.cpuUs)), 24)}${pad(fmt(s.map((x) => x.p50), 2), 20)}${fmt(s.map((x) => x.rate))}`);
     }
   }
   const med = (key: string, c: number) => median((samples.get(`${key}/${c}`) ?? []).map((s) => s.cpuUs));
   console.log("\nCPU per call against both off (medians):");
   const targetOf: Record<string, number> = { metrics: 1.05, tracing: 1.2, both: 1.25 };
-  for (const key of ["metrics", "tracing", "both"]) {
-    for (const c of modes) {
-      const r = med(key, c) / med("off", c);
-      const goal = targetOf[key] as number;
-      console.log(`  ${pad(`${key}, ${c} in flight`, 30)}${pad(`${r.toFixed(3)}×`, 10)}${pad(`≤ ${goal.toFixed(2)}×`, 10)}${r <= goal ? "met" : "NOT MET"}`);
+  for (const [prefix] of builds) {
+    for (const key of ["metrics", "tracing", "both"]) {
+      if (!samples.has(`${prefix}${key}/1`) || !samples.has(`${prefix}off/1`)) continue;
+      for (const c of modes) {
+        const r = med(`${prefix}${key}`, c) / med(`${prefix}off`, c);
+        const goal = targetOf[key] as number;
+        console.log(`  ${pad(`${prefix ? `${prefix} ` : ""}${key}, ${c} in flight`, 30)}${pad(`${r.toFixed(3)}×`, 10)}${pad(`≤ ${goal.toFixed(2)}×`, 10)}${r <= goal ? "met" : "NOT MET"}`);
+      }
     }
   }
-  console.log(`\nspans received by the OTLP receiver: ${otlp.spans()} (load at the end ${load()})`);
+  await new Promise((r) => setTimeout(r, 1500)); // the last batch (sent every second)
+  console.log(`\nspans received by the OTLP receiver: ${await otlp.spans()} (load at the end ${load()})`);
   await Promise.all(targets.map((t) => t.client.close().catch(() => undefined)));
   otlp.close();
 }

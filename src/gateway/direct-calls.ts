@@ -33,6 +33,8 @@ export interface CallExtra {
   progressToken?: string | number;
   /** Sends a notification about this request (progress) on its stream. */
   notify(n: ServerNotification): Promise<void>;
+  /** The HTTP request's headers (an HTTP client's traceparent is read from them). */
+  headers?: Record<string, string | string[] | undefined> | undefined;
 }
 
 export type CallHandler = (params: CallParams, extra: CallExtra) => Promise<CallToolResult>;
@@ -78,7 +80,7 @@ export function routeCallsDirectly(server: Server, transport: Transport, handler
   const toServer = transport.onmessage;
   const running = new Map<RequestId, AbortController>();
 
-  const run = (id: RequestId, params: CallParams, progressToken: string | number | undefined) => {
+  const run = (id: RequestId, params: CallParams, progressToken: string | number | undefined, headers: CallExtra["headers"]) => {
     const ac = new AbortController();
     running.set(id, ac);
     const extra: CallExtra = {
@@ -88,6 +90,7 @@ export function routeCallsDirectly(server: Server, transport: Transport, handler
         if (!ac.signal.aborted) await server.notification(n, { relatedRequestId: id });
       },
       ...(progressToken !== undefined ? { progressToken } : {}),
+      ...(headers !== undefined ? { headers } : {}),
     };
     Promise.resolve()
       .then(() => handler(params, extra))
@@ -109,7 +112,7 @@ export function routeCallsDirectly(server: Server, transport: Transport, handler
   transport.onmessage = (message, extra) => {
     const call = directCallParams(message);
     if (call) {
-      run(call.id, call.params, call.progressToken);
+      run(call.id, call.params, call.progressToken, extra?.requestInfo?.headers);
       return;
     }
     dropRelatedTask(message);

@@ -19,7 +19,7 @@ import { connectionFingerprint } from "../downstream/identity.js";
 import { Supervisor, type ReconcileResult } from "../downstream/supervisor.js";
 import type { SecretResolver } from "../downstream/types.js";
 import { canonicalJson } from "../util/json/canonical.js";
-import { configureTracing, NO_METRICS, shutdownTracing, Telemetry, traceSpan, type Metrics } from "../telemetry/index.js";
+import { configureTracing, errorClassOf, NO_METRICS, shutdownTracing, Telemetry, type Metrics } from "../telemetry/index.js";
 import { DetachedJournal } from "../vault/detached.js";
 import { openKeyring, type Keyring } from "../vault/keys.js";
 import { ResultStore } from "../vault/results.js";
@@ -199,32 +199,42 @@ export class Hub {
         command: (args) => this.operatorCommand(args),
       },
       guard: this.guard,
-      // The downstream call is a client span of its own (an HTTP downstream gets its traceparent).
-      send: (caller, entry, args, o) =>
-        traceSpan(
-          `tools/call ${entry.wire}`,
-          () =>
-            this.passthrough.run(
-              caller,
-              entry.server,
-              (route) =>
-                this.supervisor.callTool(entry.server, entry.wire, args, {
-                  ...route,
-                  ...o.limits,
-                  ...(o.signal ? { signal: o.signal } : {}),
-                  ...(o.onProgress ? { onProgress: o.onProgress } : {}),
-                  ...(o.task ? { task: o.task } : {}),
-                  // The pass-through routes by the downstream's task id; the registry mirrors its status.
-                  onTask: (t) => {
-                    route.onTask?.(t);
-                    o.onTask?.(t);
-                  },
-                }),
-              o.signal,
-            ),
-          { "mcp.method.name": "tools/call", "gen_ai.tool.name": entry.wire, "mcphub.server": entry.server },
-          "client",
-        ),
+      // The downstream call is a client span of the call's trace; an HTTP downstream gets its
+      // traceparent (the fetch deep in the SDK finds the span as the current context: within).
+      send: (caller, entry, args, o) => {
+        const send = () =>
+          this.passthrough.run(
+            caller,
+            entry.server,
+            (route) =>
+              this.supervisor.callTool(entry.server, entry.wire, args, {
+                ...route,
+                ...o.limits,
+                ...(o.signal ? { signal: o.signal } : {}),
+                ...(o.onProgress ? { onProgress: o.onProgress } : {}),
+                ...(o.task ? { task: o.task } : {}),
+                // The pass-through routes by the downstream's task id; the registry mirrors its status.
+                onTask: (t) => {
+                  route.onTask?.(t);
+                  o.onTask?.(t);
+                },
+              }),
+            o.signal,
+          );
+        if (!o.trace) return send();
+        const span = o.trace.child(`tools/call ${entry.wire}`, "client", { "mcp.method.name": "tools/call", "gen_ai.tool.name": entry.wire, "mcphub.server": entry.server });
+        const remote = this.config.servers[entry.server]?.url !== undefined;
+        return (remote ? span.within(send) : send()).then(
+          (result) => {
+            span.end();
+            return result;
+          },
+          (err: unknown) => {
+            span.end({ error: errorClassOf(err) });
+            throw err;
+          },
+        );
+      },
       results: { store: () => this.resultStore(), problem: () => this.vaultProblem() },
       telemetry: { record: (rec) => telemetry.record(rec) },
       detached: this.detached,

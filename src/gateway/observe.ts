@@ -1,9 +1,9 @@
 // What the hub shows the metrics and traces of its own state: gauges read at scrape time (each
 // downstream's state and tool count, calls in flight, the limits and how full they are), and
-// the vault's stores wrapped so each operation is counted, timed and, when tracing is on, a span
-// (a result stored by the finalize stage shows as `mcphub.store.results.put` under it).
+// the vault's stores wrapped so each operation is counted and timed. (Traced apart: a result
+// the finalize stage stores is a span `mcphub.store.results.put` of the call, finalize.ts.)
 import type { DownstreamSnapshot, ServerState } from "../downstream/types.js";
-import { traceSpan, type Metrics } from "../telemetry/index.js";
+import type { Metrics } from "../telemetry/index.js";
 import type { Limiter } from "./limits/index.js";
 
 const STATES: readonly ServerState[] = ["idle", "connecting", "ready", "failed", "locked", "needs_auth", "disabled"];
@@ -89,32 +89,31 @@ export function observeStore<T extends object>(target: T, store: string, metrics
       const value: unknown = Reflect.get(obj, prop);
       if (typeof value !== "function" || typeof prop !== "string") return value;
       const method = value as (...args: unknown[]) => unknown;
-      return (...args: unknown[]) =>
-        traceSpan(`mcphub.store.${store}.${prop}`, () => {
-          const started = performance.now();
-          const done = (ok: boolean) => metrics.storeOp(store, prop, ok, (performance.now() - started) / 1000);
-          let out: unknown;
-          try {
-            out = method.apply(obj, args);
-          } catch (err) {
-            done(false);
-            throw err;
-          }
-          if (out instanceof Promise) {
-            return out.then(
-              (v: unknown) => {
-                done(true);
-                return v;
-              },
-              (err: unknown) => {
-                done(false);
-                throw err;
-              },
-            );
-          }
-          done(true);
-          return out;
-        });
+      return (...args: unknown[]) => {
+        const started = performance.now();
+        const done = (ok: boolean) => metrics.storeOp(store, prop, ok, (performance.now() - started) / 1000);
+        let out: unknown;
+        try {
+          out = method.apply(obj, args);
+        } catch (err) {
+          done(false);
+          throw err;
+        }
+        if (out instanceof Promise) {
+          return out.then(
+            (v: unknown) => {
+              done(true);
+              return v;
+            },
+            (err: unknown) => {
+              done(false);
+              throw err;
+            },
+          );
+        }
+        done(true);
+        return out;
+      };
     },
   });
 }

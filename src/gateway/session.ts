@@ -32,7 +32,7 @@ import { callContext, downstreamFailure, LIMITED_ERROR_CODE, limitErrorData, run
 import { routeCallsDirectly, type CallHandler } from "./direct-calls.js";
 import { errorText } from "../util/errors.js";
 import { logsCarryRequests, withLogRequest } from "../util/log.js";
-import { traceRequest, tracingEnabled } from "../telemetry/index.js";
+import { errorClassOf, startCallTrace, tracingEnabled, type CallTrace } from "../telemetry/index.js";
 import type { Hub } from "./hub.js";
 import {
   HOWTO_URI,
@@ -96,21 +96,20 @@ export function createSession(hub: Hub, initialView: AgentView): Session {
   // Every upstream tools/call: a span of its own when tracing is on (the root of the call's tree,
   // or a child of the client's traceparent), and its id on every log line it causes (JSON logs).
   const callTool: CallHandler = (params, extra) => {
-    const run = tracingEnabled()
-      ? () =>
-          traceRequest(`tools/call ${params.name}`, { "mcp.method.name": "tools/call", "gen_ai.tool.name": params.name, "mcphub.agent": view.owner, "mcphub.session": sessionNo }, () =>
-            handleCall(params, extra),
-          )
-      : () => handleCall(params, extra);
-    return logsCarryRequests() ? withLogRequest(`${sessionNo}:${String(extra.requestId).slice(0, 64)}`, run) : run();
+    const trace = tracingEnabled()
+      ? startCallTrace(`tools/call ${params.name}`, { "mcp.method.name": "tools/call", "gen_ai.tool.name": params.name, "mcphub.agent": view.owner, "mcphub.session": sessionNo }, extra.headers)
+      : undefined;
+    const run = trace ? () => traced(trace, handleCall(params, extra, trace)) : () => handleCall(params, extra, undefined);
+    return logsCarryRequests() ? withLogRequest(`${sessionNo}:${String(extra.requestId).slice(0, 64)}`, run, trace?.traceId) : run();
   };
-  const handleCall: CallHandler = async (params, extra) => {
+  const handleCall = async (params: Parameters<CallHandler>[0], extra: Parameters<CallHandler>[1], trace: CallTrace | undefined): ReturnType<CallHandler> => {
     const token = extra.progressToken;
     const ctx: ToolContext = {
       hub,
       view,
       signal: extra.signal,
       caller: caller(extra.requestId),
+      trace,
       ...(token !== undefined
         ? {
             onProgress: (p: { progress: number; total?: number; message?: string }) => {
@@ -140,8 +139,14 @@ export function createSession(hub: Hub, initialView: AgentView): Session {
   };
   // A task-augmented tools/call: the call is located, checked and confirmed while this request is
   // open, then runs in the background; the answer is its task.
-  const startTask = async (name: string, args: unknown, ttl: number | undefined, extra: { signal: AbortSignal; requestId: Caller["requestId"] }): Promise<CreateTaskResult> => {
-    const ctx: ToolContext = { hub, view, signal: extra.signal, caller: caller(extra.requestId) };
+  const startTask = async (name: string, args: unknown, ttl: number | undefined, extra: { signal: AbortSignal; requestId: Caller["requestId"]; requestInfo?: { headers: Record<string, string | string[] | undefined> } | undefined }): Promise<CreateTaskResult> => {
+    const trace = tracingEnabled()
+      ? startCallTrace(`tools/call ${name}`, { "mcp.method.name": "tools/call", "gen_ai.tool.name": name, "mcphub.agent": view.owner, "mcphub.session": sessionNo, "mcphub.task": true }, extra.requestInfo?.headers)
+      : undefined;
+    const started = startTaskCall(name, args, ttl, { hub, view, signal: extra.signal, caller: caller(extra.requestId), trace });
+    return trace ? traced(trace, started) : started;
+  };
+  const startTaskCall = async (name: string, args: unknown, ttl: number | undefined, ctx: ToolContext): Promise<CreateTaskResult> => {
     const management = managementToolFor(name);
     if (management === "call_tool") return startCallToolTask(ctx, args, ttl);
     if (management) {
@@ -155,8 +160,9 @@ export function createSession(hub: Hub, initialView: AgentView): Session {
       via: "mount",
       mode: "task",
       taskTtl: ttl,
-      signal: extra.signal,
+      signal: ctx.signal,
       caller: ctx.caller,
+      trace: ctx.trace,
     });
     return renderTask(await runCall(call), call.entry?.namespaced ?? name);
   };
@@ -168,6 +174,7 @@ export function createSession(hub: Hub, initialView: AgentView): Session {
     return callTool(req.params, {
       signal: extra.signal,
       requestId: extra.requestId,
+      headers: extra.requestInfo?.headers,
       notify: (n) => extra.sendNotification(n),
       ...(token !== undefined ? { progressToken: token } : {}),
     });
@@ -358,6 +365,7 @@ async function callMounted(ctx: ToolContext, name: string, args: unknown): Promi
     signal: ctx.signal,
     caller: ctx.caller,
     onProgress: ctx.onProgress,
+    trace: ctx.trace,
   });
   const outcome = await runCall(call);
   switch (outcome.kind) {
@@ -406,4 +414,18 @@ function howto(view: AgentView): string {
     `5. A result over the response budget comes back as a receipt: read it with \`${n("get_result")}\` {callId, format: "text"}, following nextCursor until done, or search it with {callId, find: "text or /regex/"}.`,
     "",
   ].join("\n");
+}
+
+/** Ends the request's span when its answer is settled (a throw marks it failed by its class). */
+function traced<T>(trace: CallTrace, answer: Promise<T>): Promise<T> {
+  return answer.then(
+    (v) => {
+      trace.end();
+      return v;
+    },
+    (err: unknown) => {
+      trace.end({ error: errorClassOf(err) });
+      throw err;
+    },
+  );
 }

@@ -20,16 +20,19 @@ export { pruneTelemetry, dayFileName, telemetryDir, DEFAULT_RETENTION_DAYS, DAY_
 export { RecentCalls, RECENT_WINDOW_MS, type RecentServerStats } from "./recent.js";
 export { createMetrics, MAX_TOOL_LABELS, NO_METRICS, OTHER_TOOL, UNSCOPED_AGENT, type CallMetric, type GaugeSource, type Labels, type Metrics, type ScrapeView } from "./metrics/index.js";
 export {
-  annotateSpan,
   configureTracing,
   currentTraceId,
+  errorClassOf,
   outsideTrace,
   shutdownTracing,
+  startCallTrace,
+  traceChild,
   traceHeaders,
-  traceRequest,
-  traceSpan,
   tracingEnabled,
-  withRemoteParent,
+  type CallTrace,
+  type ClientSpan,
   type OtlpSettings,
   type SpanAttributes,
+  type StageSpan,
+  type TraceSpan,
 } from "./tracing/index.js";

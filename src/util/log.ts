@@ -24,8 +24,8 @@ const LEVELS = { info: 0, warn: 1, error: 2, off: 3 } as const;
 type Level = keyof typeof LEVELS;
 export type LogLevel = Exclude<Level, "off">;
 
-/** The request a log line belongs to; set only while JSON lines are written (requestScope). */
-const requests = new AsyncLocalStorage<string>();
+/** The request a log line belongs to, and its trace; set only while JSON lines are written. */
+const requests = new AsyncLocalStorage<{ id: string; traceId: string | undefined }>();
 let jsonLines = false;
 let traceIdSource: (() => string | undefined) | undefined;
 
@@ -34,9 +34,13 @@ export function logsCarryRequests(): boolean {
   return jsonLines;
 }
 
-/** Runs `fn` with `requestId` as the request of every line it logs (only in JSON format). */
-export function withLogRequest<T>(requestId: string, fn: () => T): T {
-  return jsonLines ? requests.run(requestId, fn) : fn();
+/**
+ * Runs `fn` with `requestId` (and the request's trace, when traced) as the request of every line
+ * it logs (only in JSON format). The trace id rides here because a traced call carries its trace
+ * explicitly, not as OpenTelemetry's current context (src/telemetry/tracing/otel.ts).
+ */
+export function withLogRequest<T>(requestId: string, fn: () => T, traceId?: string): T {
+  return jsonLines ? requests.run({ id: requestId, traceId }, fn) : fn();
 }
 
 /**
@@ -55,8 +59,9 @@ export function setLogTraceSource(source: (() => string | undefined) | undefined
 /** One log line in the format, with its newline. */
 export function formatLogLine(format: LogFormat, level: LogLevel, msg: string, prefix = "mcphub"): string {
   if (format === "text") return `${prefix}: ${level}: ${msg}\n`;
-  const requestId = requests.getStore();
-  const traceId = traceIdSource?.();
+  const request = requests.getStore();
+  const requestId = request?.id;
+  const traceId = request?.traceId ?? traceIdSource?.();
   return `${JSON.stringify({
     ts: new Date().toISOString(),
     level,

@@ -399,7 +399,9 @@ export class ResultStore {
   }
 
   private async maybePrune(now: number): Promise<void> {
-    if (now - this.lastPrune >= Math.min(60_000, this.retentionMs)) await this.prune(now);
+    // After a put has committed: a prune that fails (the shared store went away meanwhile) must
+    // not fail the put whose result is already stored. The next put tries again.
+    if (now - this.lastPrune >= Math.min(60_000, this.retentionMs)) await this.prune(now).catch(() => undefined);
   }
 
   /**

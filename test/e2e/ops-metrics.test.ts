@@ -2,7 +2,8 @@
 // with a real text-format parser. Counters and histograms move with the calls; the series stay
 // bounded over 1,000 distinct calls (no argument value, no unknown tool name becomes a label);
 // access is that of /api/status (loopback before any token, then a bearer token, an agent's token
-// seeing only its own series); `mcp serve --metrics-listen` serves the same on a loopback port.
+// seeing only its own series); a guardrail refusal is counted as an event; `mcp serve
+// --metrics-listen` serves the same on a loopback port.
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FIXTURES, runMcphub, startGateway, tempHome, type TempHome } from "../helpers/gateway.js";
@@ -126,6 +127,31 @@ describe("/metrics access", () => {
     } finally {
       await alpha.close();
       await beta.close();
+    }
+  });
+});
+
+describe("guardrail events", () => {
+  it("counts a refusal by event, reason and agent, and the refused call by its outcome", async () => {
+    const own = tempHome("mcphub-metrics-guard-");
+    try {
+      const c = own.writeConfig({ expose: "all", servers: { echo: ECHO }, agents: { careful: { policy: { deny: ["echo__echo"] } } } });
+      const gw = await startGateway(own, c, { extraArgs: ["--agent", "careful", "--metrics-listen", "127.0.0.1:0"], env: { MCPHUB_LOG_LEVEL: "info" } });
+      try {
+        const url = await until(() => /metrics at (http:\/\/\S+\/metrics)/.exec(gw.stderr())?.[1], "the metrics line");
+        const before = parseScrape((await rawRequest(url, "GET", {})).body);
+        expect(before.total("mcphub_guardrail_events_total")).toBe(0);
+        const refused = await gw.client.callTool({ name: "mcphub_call_tool", arguments: { tool: "echo__echo", arguments: { message: CANARY } } });
+        expect(JSON.stringify(refused)).toMatch(/denied/);
+        const after = parseScrape((await rawRequest(url, "GET", {})).body);
+        expect(after.total("mcphub_guardrail_events_total", { event: "refused", reason: "denied", agent: "careful" })).toBe(1);
+        expect(after.total("mcphub_tool_calls_total", { server: "echo", tool: "echo__echo", agent: "careful", outcome: "denied" })).toBe(1);
+        expect(after.series().join("\n")).not.toContain(CANARY);
+      } finally {
+        await gw.close();
+      }
+    } finally {
+      own.cleanup();
     }
   });
 });

@@ -1,6 +1,7 @@
 // Issue 28, traces: the daemon exports its spans over OTLP/HTTP to a receiver run here. One
-// tools/call makes one tree (the request's span; locate, guard, limit, dispatch, finalize under
-// it; the downstream call under dispatch; a stored result under finalize); a client's W3C
+// tools/call makes one tree (the request's span; locate, guard and dispatch under it; the
+// downstream call under dispatch; a stored result under finalize, a span only then; limit is one
+// only when the call waited in a queue); a client's W3C
 // traceparent is the root's parent; an HTTP downstream receives the propagated header; no
 // argument or result value reaches an attribute (canary). Tracing off exports nothing.
 import { randomBytes } from "node:crypto";
@@ -23,7 +24,8 @@ beforeAll(async () => {
   downstream = await startTracedDownstream();
   const cfg = home.writeConfig({
     expose: "all",
-    servers: { web: { url: downstream.url } },
+    // queued: one call at a time, the next waits in the server's queue.
+    servers: { web: { url: downstream.url }, queued: { url: downstream.url, limits: { concurrent_calls: 1, queue: 5 } } },
     telemetry: { otlp: { url: receiver.url, service_name: "mcphub-test" } },
   });
   daemon = await startDaemon(home, cfg);
@@ -75,10 +77,11 @@ describe("OTLP traces", () => {
     expect(root.attributes["mcphub.outcome"]).toBe("ok");
     expect(root.attributes["mcphub.server"]).toBe("web");
     // The batch may send the children in another request than the root.
-    await until(() => (tree(root).get(root.spanId)?.some((s) => s.name === "mcphub.finalize") ? true : undefined), "the stage spans", 300);
+    await until(() => ((tree(root).get(root.spanId)?.length ?? 0) >= 3 ? true : undefined), "the stage spans", 300);
     const kids = tree(root);
+    // A result that fits is not stored and the call queued nowhere: no finalize or limit span.
     const stages = (kids.get(root.spanId) ?? []).map((s) => s.name).sort();
-    expect(stages).toEqual(["mcphub.dispatch", "mcphub.finalize", "mcphub.guard", "mcphub.limit", "mcphub.locate"]);
+    expect(stages).toEqual(["mcphub.dispatch", "mcphub.guard", "mcphub.locate"]);
     const dispatch = kids.get(root.spanId)?.find((s) => s.name === "mcphub.dispatch") as ReceivedSpan;
     const call = await until(() => tree(root).get(dispatch.spanId)?.find((s) => s.name === "tools/call echo"), "the downstream call's span", 300);
     expect(call.kind).toBe(CLIENT_KIND);
@@ -100,6 +103,26 @@ describe("OTLP traces", () => {
     const finalize = await until(() => tree(root).get(root.spanId)?.find((s) => s.name === "mcphub.finalize"), "finalize", 300);
     const put = await until(() => tree(root).get(finalize.spanId)?.find((s) => s.name.startsWith("mcphub.store.results.")), "the store's span", 300);
     expect(put.name).toMatch(/^mcphub\.store\.results\.\w+$/);
+  });
+
+  it("a call that waited in a server's queue has a limit span; the one that did not wait has none", async () => {
+    const client = await tracedClient();
+    try {
+      await until(async () => ((await client.client.listTools()).tools.some((t) => t.name === "queued__slow") ? true : undefined), "queued's tools");
+      const answers = await Promise.all([client.call("queued__slow", { ms: 400 }), client.call("queued__slow", { ms: 400 })]);
+      for (const a of answers) expect(JSON.stringify(a)).toContain("done");
+    } finally {
+      await client.close();
+    }
+    const roots = await until(() => {
+      const found = receiver.spans.filter((s) => s.name === "tools/call queued__slow" && s.kind === SERVER_KIND);
+      return found.length === 2 ? found : undefined;
+    }, "both calls' spans", 300);
+    const limited = await until(() => {
+      const spans = roots.map((r) => tree(r).get(r.spanId) ?? []);
+      return spans.every((kids) => kids.some((s) => s.name === "mcphub.dispatch")) ? spans.map((kids) => kids.filter((s) => s.name === "mcphub.limit").length) : undefined;
+    }, "the stage spans", 300);
+    expect(limited.sort()).toEqual([0, 1]);
   });
 
   it("no argument or result value is in any exported span", () => {

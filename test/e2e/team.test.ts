@@ -234,7 +234,7 @@ describe("team mode: two replicas on PostgreSQL behind HAProxy", () => {
     replicas[0] = await startReplica(0);
   }, 60_000);
 
-  it("PostgreSQL restarting: a call that stores nothing keeps working, reading a receipt fails clearly, and both recover without a gateway restart", async (ctx) => {
+  it("PostgreSQL restarting: a call that stores nothing keeps working, reading a receipt or storing one fails clearly, and both recover without a gateway restart", async (ctx) => {
     if (!pg) return ctx.skip(skip);
     const b = await httpClient(replica(1).url, token);
     try {
@@ -247,10 +247,25 @@ describe("team mode: two replicas on PostgreSQL behind HAProxy", () => {
       expect(read.isError).toBe(true);
       expect(text(read)).toMatch(/cannot be reached/);
       expect(text(read)).not.toMatch(/password/i);
-      // A result over the budget is not lost while the store is down: it is returned whole (the
-      // gateway fails open, as on the files store when the vault is unavailable).
+      // A result over the budget cannot become a receipt while the store is down: the call fails
+      // with an error that says what happened and what to do, never with the whole result (it
+      // would flood the model) and never a crash; the replica keeps serving.
       const big = await b.caller.call("mcphub_call_tool", { tool: "rec__big", arguments: { bytes: 100_000 } });
-      expect(text(big)).toBe("x".repeat(100_000));
+      expect(big.isError).toBe(true);
+      const refused = doc(big);
+      expect(refused.error).toBe("result not stored");
+      expect(refused.tool).toBe("rec__big");
+      expect(refused.resultBytes).toBeGreaterThan(100_000);
+      expect(refused.overBudgetBytes).toBe((refused.resultBytes as number) - (refused.budgetBytes as number));
+      expect(String(refused.reason)).toMatch(/shared store postgres:\/\/mcphub@127\.0\.0\.1:\d+\/mcphub cannot be reached/);
+      expect(String(refused.hint)).toMatch(/over the response budget.*Call it again later/);
+      expect(text(big)).not.toContain("x".repeat(1000));
+      expect(JSON.stringify(big).length).toBeLessThan(2000);
+      expect(text(big)).not.toMatch(/password|\n\s+at /i);
+      // Several at once, mixed with calls that store nothing: those still answer.
+      const mixed = await Promise.all([0, 1, 2, 3].map((i) => b.caller.call("mcphub_call_tool", { tool: "rec__big", arguments: { bytes: i % 2 ? 10 : 50_000 } })));
+      expect(mixed.map((r) => (r.isError ? "error" : text(r)))).toEqual(["error", "x".repeat(10), "error", "x".repeat(10)]);
+      expect(replica(1).child.exitCode).toBeNull();
       pg.start();
       await until(async () => doc(await b.caller.call("mcphub_call_tool", { tool: "rec__big", arguments: { bytes: 100_000 } })).status === "stored", "stored results to work again", 100);
     } finally {

@@ -103,7 +103,7 @@ export interface TracedDownstream {
   close(): Promise<void>;
 }
 
-/** A streamable HTTP MCP server (stateless: one McpServer a request) with an `echo` tool. */
+/** A streamable HTTP MCP server (stateless: one McpServer a request) with an `echo` tool and a `slow` one (answers after `ms`). */
 export async function startTracedDownstream(): Promise<TracedDownstream> {
   const callHeaders: (string | undefined)[] = [];
   const server = createServer((req, res) => {
@@ -112,6 +112,10 @@ export async function startTracedDownstream(): Promise<TracedDownstream> {
       if ((parsed as { method?: string } | undefined)?.method === "tools/call") callHeaders.push(req.headers.traceparent as string | undefined);
       const mcp = new McpServer({ name: "traced", version: "1.0.0" });
       mcp.registerTool("echo", { description: "Echoes the message back", inputSchema: { message: z.string() } }, ({ message }) => ({ content: [{ type: "text", text: `echo: ${message}` }] }));
+      mcp.registerTool("slow", { description: "Answers after ms milliseconds", inputSchema: { ms: z.number() } }, async ({ ms }) => {
+        await new Promise((r) => setTimeout(r, ms));
+        return { content: [{ type: "text", text: "done" }] };
+      });
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.once("close", () => void transport.close());
       await mcp.connect(transport);

@@ -9,7 +9,7 @@ import type { Catalog } from "../../catalog/catalog.js";
 import type { CatalogEntry, JsonObject } from "../../catalog/types.js";
 import type { Config } from "../../config/schema.js";
 import type { Guard, Gate, RefusalReason } from "../../guard/index.js";
-import type { CallRecord, Metrics } from "../../telemetry/index.js";
+import type { CallRecord, CallTrace, Metrics } from "../../telemetry/index.js";
 import type { Logger } from "../../util/log.js";
 import type { ResultStore } from "../../vault/results.js";
 import type { Lease, Limiter, LimitRefusal } from "../limits/index.js";
@@ -57,6 +57,8 @@ export type Send = (
     task?: { ttl?: number } | undefined;
     /** The downstream's task, as created and at each status change. */
     onTask?: ((task: DownstreamTaskUpdate) => void) | undefined;
+    /** The call's trace (the downstream call is a span of it), when tracing is on. */
+    trace?: CallTrace | undefined;
   },
 ) => Promise<CallToolResult>;
 
@@ -144,6 +146,8 @@ export interface CallRequest {
   onProgress?: Progress | undefined;
   /** Requested per-call timeout; capped by call_timeout. */
   timeoutMs?: number | undefined;
+  /** The upstream request's trace, when tracing is on: the stages and the downstream call are spans of it. */
+  trace?: CallTrace | undefined;
 }
 
 /** How the registry runs a call in the background: its downstream task, if it runs as one. */
@@ -171,6 +175,8 @@ export interface CallContext extends CallRequest {
   /** finalize: the result's size, and the size of what the caller got back (result or receipt). */
   resultBytes: number;
   returnedBytes: number;
+  /** finalize: the result was over the budget and the shared store could not be reached to keep it. */
+  storeFailed?: true | undefined;
   /** When the call entered the pipeline (performance.now()), and how long it waited for a server to start, the user or a queue (ms). */
   started: number;
   waitMs: number;

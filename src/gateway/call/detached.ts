@@ -218,6 +218,8 @@ export class DetachedRegistry implements DetachedCalls, TaskSource {
       timeoutMs,
       signal: e.controller.signal,
       caller,
+      // Its stages and downstream call are spans of the request that started it (which may have ended).
+      trace: ctx.trace,
       // Progress reaches a caller still waiting; a detached call's request is over.
       ...(origin === "auto" && ctx.onProgress ? { onProgress: ctx.onProgress } : {}),
       background: {

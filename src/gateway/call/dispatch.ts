@@ -40,6 +40,7 @@ export async function dispatch(ctx: CallContext): Promise<CallOutcome | undefine
       signal: ctx.signal,
       onProgress: ctx.onProgress,
       ...(ctx.background ? { task: ctx.background.task, onTask: (t) => ctx.background?.onTask(t) } : {}),
+      trace: ctx.trace,
     });
     ctx.durationMs = performance.now() - started;
     ctx.result = result;

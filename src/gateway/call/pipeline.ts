@@ -24,7 +24,7 @@ import { finalize } from "./finalize.js";
 import { limit } from "./limit.js";
 import { locate } from "./locate.js";
 import { record } from "./record.js";
-import { traceSpan, tracingEnabled } from "../../telemetry/index.js";
+import { errorClassOf, type StageSpan } from "../../telemetry/index.js";
 import { jsonBytes } from "../receipts.js";
 
 export const STAGES = [
@@ -61,6 +61,7 @@ export function callContext(req: CallRequest): CallContext {
     timeoutMs: req.timeoutMs,
     taskTtl: req.taskTtl,
     background: req.background,
+    trace: req.trace,
     found: undefined,
     outside: undefined,
     entry: undefined,
@@ -78,28 +79,44 @@ export function callContext(req: CallRequest): CallContext {
 }
 
 const always = () => true;
-/** The stages that get a span of their own when tracing is on (the quick checks do not; confirm only when it asks). */
-const TRACED: Partial<Record<StageName, (ctx: CallContext) => boolean>> = {
+/**
+ * The stages that may get a span when tracing is on (the quick checks never do), and when one
+ * is kept, asked as the stage ends: confirm when it asked the user, limit when the call waited
+ * in a server's queue, finalize only when it stored the result (the store's span needs it as a
+ * parent). A stage that stopped the call (a refusal, a limit, a failed call) or threw is kept. A span costs the gateway
+ * ~10 µs of CPU (made, batched, serialised, sent: bench/ops.ts), so a stage that did nothing
+ * worth seeing gets none.
+ */
+const TRACED: Partial<Record<StageName, (ctx: CallContext, waitedBefore: number) => boolean>> = {
   locate: always,
   guard: always,
   confirm: (ctx) => ctx.gate?.confirmRule !== undefined,
-  limit: always,
+  limit: (ctx, waitedBefore) => ctx.waitMs > waitedBefore,
   dispatch: always,
-  finalize: always,
+  finalize: () => false,
 };
 
 /** Runs the stages from `from` (the first by default) until one stops the call, then records it. */
 export async function runCall(ctx: CallContext, from: StageName = "locate"): Promise<CallOutcome> {
   let outcome: CallOutcome | undefined;
-  const traced = tracingEnabled();
+  const trace = ctx.trace;
+  let span: StageSpan | undefined;
   try {
     for (const [name, stage] of STAGES.slice(STAGES.findIndex(([name]) => name === from))) {
-      const step = traced && TRACED[name]?.(ctx) ? traceSpan(`mcphub.${name}`, () => stage(ctx)) : stage(ctx);
+      // A stage's span is started and ended here, with the request's span as its explicit parent.
+      const traced = trace ? TRACED[name] : undefined;
+      const waited = ctx.waitMs;
+      span = traced ? trace?.stage(`mcphub.${name}`) : undefined;
+      const step = stage(ctx);
       // Most stages answer synchronously: only a promise is awaited (this is every call's path).
       outcome = step instanceof Promise ? await step : step;
+      // A stage that stopped the call is kept too (finalize's answer is every call's normal end).
+      span?.end({ keep: (traced?.(ctx, waited) ?? false) || (outcome !== undefined && name !== "finalize") });
+      span = undefined;
       if (outcome) break;
     }
   } catch (err) {
+    span?.end({ keep: true, error: errorClassOf(err) });
     // A stage that throws still ends the call: its limits are given back and it is counted.
     record(ctx, { kind: "failed", error: err });
     throw err;

@@ -7,7 +7,6 @@
 // run records it when it ends). Recording is
 // best effort: it never fails a call.
 import type { CallRecord } from "../../telemetry/index.js";
-import { annotateSpan, tracingEnabled } from "../../telemetry/index.js";
 import { estimateTokens } from "../../util/units.js";
 import type { CallContext, CallOutcome } from "./context.js";
 import { errorClass } from "./dispatch.js";
@@ -36,8 +35,8 @@ export function record(ctx: CallContext, outcome: CallOutcome): void {
     });
     if (outcome.kind === "limited") metrics.limited(outcome.refusal.kind, outcome.refusal.agent, outcome.refusal.server);
   }
-  if (tracingEnabled()) {
-    annotateSpan({
+  if (ctx.trace) {
+    ctx.trace.annotate({
       attributes: { "mcphub.outcome": cls ?? "ok", ...(entry ? { "mcphub.server": entry.server, "mcphub.tool": entry.namespaced } : {}) },
       error: cls === undefined || outcome.kind === "not_sent" ? undefined : cls,
     });
@@ -54,6 +53,7 @@ export function record(ctx: CallContext, outcome: CallOutcome): void {
 function outcomeClass(ctx: CallContext, outcome: CallOutcome): string | undefined {
   switch (outcome.kind) {
     case "result":
+      if (ctx.storeFailed) return "store_unavailable";
       return ctx.result?.isError === true ? "tool_error" : undefined;
     case "not_sent":
       return outcome.reason;

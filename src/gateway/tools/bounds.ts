@@ -1,10 +1,13 @@
 // Bounds on what the management tools take and give back. Arguments are length-checked before
 // any handler sees them, so an oversized value is refused in a short message that never quotes
 // it; and every answer fits response_budget: an error message is clipped, and any other answer
-// that is over the budget is stored like an oversized tool result and answered with a receipt.
+// that is over the budget is stored like an oversized tool result and answered with a receipt
+// (or, when the shared store cannot be reached, with an error that says so).
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { jsonByteLength, jsonPieces } from "../../util/json/stream.js";
 import { clipUtf8 } from "../../util/text.js";
+import { StoreUnavailableError } from "../../store/index.js";
+import { unreachableStore } from "../call/finalize.js";
 import { advertisedName, type ManagementTool } from "../management.js";
 import { buildReceipt, receiptBudget } from "../receipts.js";
 import { BadRequest, badRequest, isOwnError, type ToolContext } from "./context.js";
@@ -100,6 +103,11 @@ export async function boundReply(ctx: ToolContext, tool: ManagementTool, reply: 
       reply,
     );
   } catch (err) {
+    // The shared store is down (team mode): an error that says so, not a flood (call/finalize.ts).
+    if (err instanceof StoreUnavailableError) {
+      ctx.hub.log.warn(`storing the ${tool} answer failed (${err.message}); answering with an error instead of the ${bytes} bytes`);
+      return unreachableStore(name, bytes, budget, err);
+    }
     ctx.hub.log.warn(`storing the ${tool} answer failed (${err instanceof Error ? err.message : String(err)}); returning it in full`);
     return reply;
   }

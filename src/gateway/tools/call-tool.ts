@@ -64,6 +64,7 @@ export async function callTool(ctx: ToolContext, raw: unknown): Promise<CallTool
     signal: ctx.signal,
     caller: ctx.caller,
     onProgress: ctx.onProgress,
+    trace: ctx.trace,
   });
   return render(await runCall(call), call.entry?.namespaced ?? args.tool, args.detach === true);
 }
@@ -92,6 +93,7 @@ export async function startCallToolTask(ctx: ToolContext, raw: unknown, ttl: num
     timeoutMs: args.timeout_ms,
     signal: ctx.signal,
     caller: ctx.caller,
+    trace: ctx.trace,
   });
   return renderTask(await runCall(call), call.entry?.namespaced ?? args.tool);
 }

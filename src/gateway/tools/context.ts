@@ -7,6 +7,7 @@ import type { JsonObject } from "../../catalog/types.js";
 import type { Hub } from "../hub.js";
 import type { Caller } from "../passthrough/index.js";
 import type { AgentView } from "../view.js";
+import type { CallTrace } from "../../telemetry/index.js";
 
 export interface ToolContext {
   hub: Hub;
@@ -16,6 +17,8 @@ export interface ToolContext {
   caller?: Caller;
   /** Forwards downstream progress to the caller's progress token (when the caller sent one). */
   onProgress?: (p: { progress: number; total?: number; message?: string }) => void;
+  /** The request's trace, when tracing is on (a call it makes is part of it). */
+  trace?: CallTrace | undefined;
 }
 
 /**

@@ -21,7 +21,7 @@ import { createStatusRoutes, type StatusRoutes } from "../status/index.js";
 import type { ServeOptions } from "../options.js";
 import { bearerFrom, TokenStore } from "../tokens.js";
 import { answerMetrics } from "../metrics.js";
-import { createMetrics, currentTraceId, withRemoteParent, type Metrics } from "../../telemetry/index.js";
+import { createMetrics, currentTraceId, type Metrics } from "../../telemetry/index.js";
 import { formatLogLine, setLogTraceSource, type LogLevel } from "../../util/log.js";
 import { recordDaemon } from "../../service/address.js";
 import { VERSION } from "../../version.js";
@@ -182,8 +182,9 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
       if (agent !== undefined && !hub.hasAgent(agent)) return reply(res, 403, `agent "${agent}" is no longer enabled in the config`);
       // A request (or the GET stream) keeps the session from expiring until its response ends.
       res.once("close", sessions.activity(sessionId));
-      // A client's W3C traceparent makes its calls children of its own span (when tracing is on).
-      return withRemoteParent(req.headers, () => live.value.transport.handleRequest(req, res));
+      // A client's W3C traceparent (when tracing is on) is read from the request's headers, which
+      // the transport hands to the call with its message (src/gateway/session.ts).
+      return live.value.transport.handleRequest(req, res);
     }
     if (req.method !== "POST") return reply(res, 400, "no session: start with an initialize POST");
     const max = hub.config.max_message_size;

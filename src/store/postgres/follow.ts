@@ -2,18 +2,24 @@
 // refreshes the changed row in the mirror of its space, so a token revoked on one replica is
 // refused on every other within the notification's latency. When the connection drops (a
 // PostgreSQL restart) the store is "not following": it reconnects with backoff, and on success
-// reloads every mirrored space whole, since notifications sent meanwhile are lost.
+// reloads every mirrored space whole, since notifications sent meanwhile are lost. Blob commits and
+// removals are notified on the same channel ("results/key"): they go to the blob spaces' stat
+// caches (blobs.ts), which are also told when the connection drops or comes back.
 import pg from "pg";
 import type { DocSpace } from "../types.js";
 import { DOC_CHANNEL, type PgMirror } from "./docs.js";
 
 const MAX_BACKOFF_MS = 5000;
 
+/** Hears changes of rows that are not mirrored: `key` undefined means any may have changed. */
+export type ChangeListener = (space: string, key: string | undefined) => void;
+
 export class Follower {
   private client: pg.Client | undefined;
   private stopped = false;
   private backoff = 100;
   private timer: NodeJS.Timeout | undefined;
+  private readonly listeners = new Set<ChangeListener>();
   following = false;
 
   constructor(
@@ -34,8 +40,10 @@ export class Follower {
     client.on("notification", (n) => {
       if (n.channel !== DOC_CHANNEL || !n.payload) return;
       const slash = n.payload.indexOf("/");
-      const mirror = this.mirrors.get(n.payload.slice(0, slash) as DocSpace);
-      void mirror?.refresh(n.payload.slice(slash + 1));
+      const space = n.payload.slice(0, slash);
+      const mirror = this.mirrors.get(space as DocSpace);
+      if (mirror) void mirror.refresh(n.payload.slice(slash + 1));
+      else for (const l of this.listeners) l(space, n.payload.slice(slash + 1));
     });
     await client.connect();
     await client.query(`LISTEN ${DOC_CHANNEL}`);
@@ -43,6 +51,8 @@ export class Follower {
     const wasDown = !this.following && this.backoff > 100;
     this.following = true;
     this.backoff = 100;
+    // Whatever was heard before this connection may have missed changes.
+    for (const l of this.listeners) l("*", undefined);
     if (wasDown) this.log("info", `store: following ${this.where} again`);
   }
 
@@ -50,6 +60,7 @@ export class Follower {
     if (this.client !== client) return;
     this.client = undefined;
     this.following = false;
+    for (const l of this.listeners) l("*", undefined);
     client.removeAllListeners("end");
     void client.end().catch(() => undefined);
     if (this.stopped) return;
@@ -76,6 +87,12 @@ export class Follower {
       this.client = undefined;
       this.schedule();
     }
+  }
+
+  /** Adds a listener for changes of unmirrored rows; returns its removal. */
+  listen(listener: ChangeListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   async stop(): Promise<void> {

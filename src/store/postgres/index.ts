@@ -112,7 +112,8 @@ export class PgStore implements Store {
   blobs(space: BlobSpace): PgBlobs {
     let b = this.blobSpaces.get(space);
     if (!b) {
-      b = new PgBlobs(space, this.db);
+      // Stats are cached only while the notification connection hears every blob change.
+      b = new PgBlobs(space, this.db, this.follower);
       this.blobSpaces.set(space, b);
     }
     return b;

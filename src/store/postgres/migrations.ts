@@ -58,6 +58,14 @@ CREATE TABLE mcphub_instances (
 );
 `,
   },
+  {
+    version: 2,
+    name: "blob chunks stored uncompressed",
+    // Chunks are sealed (random to a compressor): compressing them only costs CPU on every write,
+    // and a compressed value must be decompressed from its start to read a slice of it. Stored
+    // EXTERNAL (out of line, uncompressed), substring() reads only the TOAST pages a range needs.
+    sql: "ALTER TABLE mcphub_blob_chunks ALTER COLUMN bytes SET STORAGE EXTERNAL;",
+  },
 ];
 
 /** A session advisory lock key for migrations (any fixed 64-bit number; "mcphub" in ASCII). */

@@ -4,6 +4,7 @@
 // time (GaugeSource). The text is prom-client's own exposition; a scraper that may see only one
 // agent gets the same text with the other agents' series left out.
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry, type MetricObjectWithValues, type MetricValue } from "prom-client";
+import { LabelledCounter, LabelledHistogram } from "./series.js";
 import { MAX_TOOL_LABELS, OTHER_TOOL, UNSCOPED_AGENT, type CallMetric, type GaugeSource, type Metrics, type ScrapeView } from "./types.js";
 
 /** Seconds; the gateway's own time per call is tens of microseconds to milliseconds. */
@@ -23,9 +24,10 @@ export class PromMetrics implements Metrics {
   readonly enabled = true;
   private readonly registry = new Registry();
   private readonly tools = new Set<string>();
-  private readonly calls: Counter<"server" | "tool" | "agent" | "outcome">;
-  private readonly gatewayTime: Histogram<"server">;
-  private readonly downstreamTime: Histogram<"server">;
+  // Moved by every call: our own series (series.ts), not prom-client's Counter and Histogram.
+  private readonly calls: LabelledCounter;
+  private readonly gatewayTime: LabelledHistogram;
+  private readonly downstreamTime: LabelledHistogram;
   private readonly discoveryTime: Histogram<"tool">;
   private readonly storeOps: Counter<"store" | "op" | "outcome">;
   private readonly storeTime: Histogram<"store" | "op">;
@@ -35,26 +37,24 @@ export class PromMetrics implements Metrics {
   constructor() {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
-    this.calls = new Counter({
-      name: "mcphub_tool_calls_total",
-      help: "Tool calls that reached a tool in scope (or named none: server and tool empty), by outcome: ok, tool_error, an error class, a guardrail refusal or limited.",
-      labelNames: ["server", "tool", "agent", "outcome"],
-      registers,
-    });
-    this.gatewayTime = new Histogram({
-      name: "mcphub_tool_call_gateway_seconds",
-      help: "Time a tool call spent in the gateway itself: from the request to the answer, less the downstream call and any wait for a server to start, the user's confirmation or a server's queue.",
-      labelNames: ["server"],
-      buckets: GATEWAY_BUCKETS,
-      registers,
-    });
-    this.downstreamTime = new Histogram({
-      name: "mcphub_tool_call_downstream_seconds",
-      help: "Time the downstream server took to answer a tool call (sent to answered or failed).",
-      labelNames: ["server"],
-      buckets: DOWNSTREAM_BUCKETS,
-      registers,
-    });
+    this.calls = this.own(
+      new LabelledCounter(
+        "mcphub_tool_calls_total",
+        "Tool calls that reached a tool in scope (or named none: server and tool empty), by outcome: ok, tool_error, an error class, a guardrail refusal or limited.",
+        ["server", "tool", "agent", "outcome"],
+      ),
+    );
+    this.gatewayTime = this.own(
+      new LabelledHistogram(
+        "mcphub_tool_call_gateway_seconds",
+        "Time a tool call spent in the gateway itself: from the request to the answer, less the downstream call and any wait for a server to start, the user's confirmation or a server's queue.",
+        ["server"],
+        GATEWAY_BUCKETS,
+      ),
+    );
+    this.downstreamTime = this.own(
+      new LabelledHistogram("mcphub_tool_call_downstream_seconds", "Time the downstream server took to answer a tool call (sent to answered or failed).", ["server"], DOWNSTREAM_BUCKETS),
+    );
     this.discoveryTime = new Histogram({
       name: "mcphub_discovery_seconds",
       help: "Time a discovery management tool took to answer (search_tools, resolve_tool, describe_tool, list_servers).",
@@ -95,10 +95,16 @@ export class PromMetrics implements Metrics {
 
   call(c: CallMetric): void {
     const server = c.server;
-    this.calls.inc({ server, tool: this.tool(c.tool), agent: agentLabel(c.agent), outcome: c.outcome });
+    this.calls.inc([server, this.tool(c.tool), agentLabel(c.agent), c.outcome]);
     if (server === "") return;
-    this.gatewayTime.observe({ server }, c.gatewaySeconds);
-    if (c.downstreamSeconds !== undefined) this.downstreamTime.observe({ server }, c.downstreamSeconds);
+    this.gatewayTime.observe([server], c.gatewaySeconds);
+    if (c.downstreamSeconds !== undefined) this.downstreamTime.observe([server], c.downstreamSeconds);
+  }
+
+  /** Registers one of our own series with the registry (it reads name, help, type and get()). */
+  private own<T extends LabelledCounter | LabelledHistogram>(metric: T): T {
+    this.registry.registerMetric(metric as unknown as Parameters<Registry["registerMetric"]>[0]);
+    return metric;
   }
 
   discovery(tool: string, seconds: number): void {

@@ -2,18 +2,19 @@
 // pipeline's stages and the downstream call, exported over OTLP/HTTP (JSON) when
 // `telemetry.otlp.url` is set. This module is the facade the rest of mcphub calls; it never loads
 // OpenTelemetry itself. `configureTracing` loads the SDK (otel.ts) on first use, so a gateway
-// with tracing off (the default) pays one boolean test per call and nothing at start-up.
+// with tracing off (the default) pays one test per call and nothing at start-up.
 //
-// It is one per process on purpose: OpenTelemetry's context (which span is current across
-// awaits) and its propagators are process-wide, and the downstream HTTP transports and the
-// daemon's listener, which sit in other parts, reach the same tracer through here.
+// A call's spans hang on a CallTrace that the call carries (its context), each made with an
+// explicit parent: no context switch per stage (see otel.ts for why that matters). It is one
+// per process on purpose: OpenTelemetry's propagators are process-wide, and the downstream HTTP
+// transports, which sit in another part, reach the same tracer through here.
 //
 // Attributes carry names, sizes and classes only: never an argument value, a result value or
 // an error message (a message may quote an argument). See `SpanAttributes`.
 
-import type { OtlpSettings, SpanAttributes, SpanEnd, TracingBackend } from "./types.js";
+import type { CallTrace, OtlpSettings, SpanAttributes, TracingBackend } from "./types.js";
 
-export type { OtlpSettings, SpanAttributes, SpanEnd, TracingBackend } from "./types.js";
+export type { CallTrace, ClientSpan, OtlpSettings, SpanAttributes, SpanEnd, StageSpan, TraceSpan, TracingBackend } from "./types.js";
 
 let backend: TracingBackend | undefined;
 let current = "";
@@ -49,29 +50,52 @@ export function shutdownTracing(): Promise<void> {
   return configureTracing(undefined, "");
 }
 
-/** Runs an upstream request in its own span (the root of a call's tree, or a child of the client's traceparent). */
-export function traceRequest<T>(name: string, attributes: SpanAttributes, fn: () => Promise<T>): Promise<T> {
-  return backend ? backend.request(name, attributes, fn) : fn();
+/**
+ * The trace of one upstream request (its span is the root of the call's tree, or a child of the
+ * traceparent in the HTTP client's `headers`); undefined while tracing is off.
+ */
+export function startCallTrace(name: string, attributes: SpanAttributes, headers?: Record<string, string | string[] | undefined>): CallTrace | undefined {
+  return backend?.startCall(name, attributes, headers);
 }
 
-/** Runs `fn` (sync, or returning a promise) in a child span of the current one. */
-export function traceSpan<T>(name: string, fn: () => T, attributes?: SpanAttributes, kind: "internal" | "client" = "internal"): T {
-  return backend ? backend.span(name, kind, attributes, fn) : fn();
+/**
+ * Runs `fn` (sync, or returning a promise) in a span under the call's running stage, ending it
+ * when `fn` settles (a throw marks it failed by the error's class); just `fn` without a trace.
+ */
+export function traceChild<T>(trace: CallTrace | undefined, name: string, fn: () => T): T {
+  if (!trace) return fn();
+  const span = trace.child(name, "internal");
+  let out: T;
+  try {
+    out = fn();
+  } catch (err) {
+    span.end({ error: errorClassOf(err) });
+    throw err;
+  }
+  if (out instanceof Promise) {
+    return out.then(
+      (v: unknown) => {
+        span.end();
+        return v;
+      },
+      (err: unknown) => {
+        span.end({ error: errorClassOf(err) });
+        throw err;
+      },
+    ) as T;
+  }
+  span.end();
+  return out;
 }
 
-/** Adds attributes (and an error class) to the current span. */
-export function annotateSpan(end: SpanEnd): void {
-  backend?.annotate(end);
+/** The class of a thrown value, for a span's status (never its message: it may quote an argument). */
+export function errorClassOf(err: unknown): string {
+  return err instanceof Error ? err.name : "error";
 }
 
 /** Runs `fn` outside the current trace (work a request starts but does not own: its spans and log lines are not the request's). */
 export function outsideTrace<T>(fn: () => T): T {
   return backend ? backend.outside(fn) : fn();
-}
-
-/** Runs `fn` with the W3C traceparent of these request headers (if any) as the current context. */
-export function withRemoteParent<T>(headers: Record<string, string | string[] | undefined>, fn: () => T): T {
-  return backend ? backend.withRemoteParent(headers, fn) : fn();
 }
 
 /** The current span's traceparent (and tracestate) as headers for an outgoing request; none when off. */
