@@ -205,8 +205,12 @@ export interface Store {
   /** A handle on the logs; close it when done (on the files it holds a descriptor for appends). */
   log(): AppendLog;
   withLock<T>(name: LockName, fn: () => Promise<T>, opts?: LockOptions): Promise<T>;
-  /** Marks `instance` as running in this process (its pending calls are not anybody's to give up). */
-  claim(instance: string): void;
+  /**
+   * Marks `instance` as running in this process (its pending calls are not anybody's to give up).
+   * Resolves once the first heartbeat is stored, so a record written after it is never seen by
+   * another replica before its owner's heartbeat is.
+   */
+  claim(instance: string): Promise<void>;
   /** Whether the process that owns pending work still runs. */
   ownerAlive(owner: Owner): Promise<boolean>;
   health(): StoreHealth;

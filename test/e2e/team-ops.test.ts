@@ -18,6 +18,7 @@ import { haproxyMissing, startHaproxy, type Balancer } from "../helpers/haproxy.
 import { reassemble } from "../helpers/page-chain.js";
 import { startPostgres, type Postgres } from "../helpers/postgres.js";
 import { openStore } from "../../src/store/index.js";
+import { MIGRATIONS } from "../../src/store/postgres/index.js";
 import { OAuthStore } from "../../src/vault/oauth.js";
 import { freePort } from "../helpers/servers.js";
 
@@ -25,6 +26,8 @@ const node = process.execPath;
 const RECORDER = join(FIXTURES, "recorder.mjs");
 const PROGRESS = join(FIXTURES, "progress-cancel.mjs");
 const PASSPHRASE = "team-ops-passphrase-not-a-secret";
+/** The schema version a migrated store is at (the last migration this build knows). */
+const SCHEMA = MIGRATIONS.at(-1)?.version as number;
 
 let pg: Postgres | undefined;
 let skip = "";
@@ -216,7 +219,7 @@ describe("team mode operations on PostgreSQL", () => {
     const checks = JSON.parse(dr.stdout) as { name: string; ok: boolean; detail: string }[];
     const store = checks.find((x) => x.name === "store");
     expect(store?.ok, JSON.stringify(store)).toBe(true);
-    expect(store?.detail).toMatch(/^PostgreSQL postgres:\/\/mcphub@127\.0\.0\.1:\d+\/mcphub: schema 1, [\d.]+ ms$/);
+    expect(store?.detail).toMatch(new RegExp(`^PostgreSQL postgres://mcphub@127\\.0\\.0\\.1:\\d+/mcphub: schema ${SCHEMA}, [\\d.]+ ms$`));
     expect(checks.find((x) => x.name === "vault")?.detail).toMatch(/passphrase/);
   }, 60_000);
 
@@ -282,11 +285,11 @@ describe("team mode operations on PostgreSQL", () => {
     const health = async () => (await http(`${r1?.base}/healthz`, { headers: { Host: `127.0.0.1:${r1?.port}` } })).json<{ status: string; store: { kind: string; reachable: boolean; schema_version?: number; latency_ms: number; reason?: string } }>();
     const up = await health();
     expect(up.status).toBe("ok");
-    expect(up.store).toMatchObject({ kind: "postgres", reachable: true, schema_version: 1, following: true });
+    expect(up.store).toMatchObject({ kind: "postgres", reachable: true, schema_version: SCHEMA, following: true });
     expect(typeof up.store.latency_ms).toBe("number");
     // The status page's document has the same card; an agent's view carries no URL or error text.
     const page = (await http(`${r1.base}/api/status`, { headers: { Host: `127.0.0.1:${r1.port}`, Authorization: `Bearer ${token}` } })).json<{ store?: Record<string, unknown> }>();
-    expect(page.store).toMatchObject({ kind: "postgres", reachable: true, schema_version: 1 });
+    expect(page.store).toMatchObject({ kind: "postgres", reachable: true, schema_version: SCHEMA });
     expect(page.store?.where).toBeUndefined();
     pg.stop();
     try {
@@ -308,7 +311,7 @@ describe("team mode operations on PostgreSQL", () => {
     }
     await until(async () => {
       const h = await health();
-      return h.status === "ok" && h.store.reachable && h.store.schema_version === 1;
+      return h.status === "ok" && h.store.reachable && h.store.schema_version === SCHEMA;
     }, "/healthz ok again", 200);
   }, 90_000);
 

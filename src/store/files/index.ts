@@ -50,7 +50,7 @@ export class FileStore implements Store {
     return withLockFile(file, fn, opts);
   }
 
-  claim(_instance: string): void {
+  async claim(_instance: string): Promise<void> {
     // A process's pid says whether it runs: nothing to record.
   }
 

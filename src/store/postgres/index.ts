@@ -149,14 +149,17 @@ export class PgStore implements Store {
     }
   }
 
-  claim(instance: string): void {
-    if (this.claimed.has(instance)) return;
+  private firstBeat: Promise<void> | undefined;
+
+  claim(instance: string): Promise<void> {
+    if (this.claimed.has(instance)) return this.firstBeat ?? Promise.resolve();
     this.claimed.add(instance);
-    void this.beat();
+    this.firstBeat = this.beat();
     if (!this.heartbeat) {
       this.heartbeat = setInterval(() => void this.beat(), heartbeatEvery(this.deadAfterMs));
       this.heartbeat.unref();
     }
+    return this.firstBeat;
   }
 
   // Heartbeats are stamped and aged by the database's clock, never the replicas' own: two
