@@ -3,6 +3,7 @@
 // servers, agent tool lists, ...) live in the superRefine at the bottom so their messages carry
 // a precise path too.
 import { parseStoreUrl } from "../store/url.js";
+import { cidrProblem } from "../util/cidr.js";
 import { z } from "zod";
 import { parseBytes, parseDuration } from "../util/units.js";
 import { agentLimitsSchema, makeServerLimitsSchema, telemetrySchema } from "./ops.js";
@@ -355,6 +356,12 @@ export const configSchema = z
     // Host headers the HTTP daemon accepts besides its own address: the name a load balancer in
     // front of the replicas is reached by (DNS-rebinding protection stays on for every other name).
     allowed_hosts: z.array(z.string().regex(/^[^\s/@]+:\d{1,5}$/, "allowed_hosts entries are HOST:PORT, such as mcp.example.internal:8443")).optional(),
+    // Reverse proxies (CIDR ranges) whose X-Forwarded-For names the client: the per-client
+    // connection cap then counts the client, not the balancer. Only these peers are believed.
+    trusted_proxies: z.array(z.string().refine((v) => cidrProblem(v) === undefined, { error: (iss) => cidrProblem(String(iss.input)) ?? "not a CIDR range" })).optional(),
+    // Team mode: a replica whose heartbeat has been silent this long is taken to be dead, and its
+    // pending detached calls are reported lost (it beats every quarter of this, at most every 5 s).
+    replica_timeout: durationSchema.default(20_000),
     // Every stdio server's default sandbox (a server's own `sandbox` combines with it).
     sandbox: sandboxSchema.optional(),
   })
@@ -379,6 +386,7 @@ export const configSchema = z
     }
     if (c.connect_timeout <= 0) ctx.addIssue({ code: "custom", path: ["connect_timeout"], message: "connect_timeout must be positive" });
     if (c.call_timeout <= 0) ctx.addIssue({ code: "custom", path: ["call_timeout"], message: "call_timeout must be positive" });
+    if (c.replica_timeout < 1000) ctx.addIssue({ code: "custom", path: ["replica_timeout"], message: "replica_timeout must be at least 1s (a heartbeat a quarter of it apart)" });
     if (c.session_idle_timeout <= 0) ctx.addIssue({ code: "custom", path: ["session_idle_timeout"], message: "session_idle_timeout must be positive" });
     if (c.call_idle_timeout <= 0) ctx.addIssue({ code: "custom", path: ["call_idle_timeout"], message: "call_idle_timeout must be positive" });
     if (c.result_retention <= 0) ctx.addIssue({ code: "custom", path: ["result_retention"], message: "result_retention must be positive" });

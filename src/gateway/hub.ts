@@ -591,7 +591,7 @@ export function settingChanges(prev: Config, next: Config): { settings: string[]
   }
   // The listener address is bound once; the stores were opened with the old retention; the
   // semantic search (search.embeddings) is built with the hub.
-  const needsRestart: string[] = settings.filter((k) => k === "listen" || k === "result_retention" || k === "search" || k === "store" || k === "allowed_hosts");
+  const needsRestart: string[] = settings.filter((k) => k === "listen" || k === "result_retention" || k === "search" || k === "store" || k === "allowed_hosts" || k === "replica_timeout");
   // The metrics port of `mcp serve` is bound once; telemetry.otlp applies at once.
   if (canonicalJson(prev.telemetry?.metrics ?? null) !== canonicalJson(next.telemetry?.metrics ?? null)) needsRestart.push("telemetry.metrics");
   return { settings: settings.sort(), needsRestart };

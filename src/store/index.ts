@@ -15,6 +15,7 @@ export { FileStore, dayFiles, ensureTelemetryDir, telemetryDir, type DayFile } f
 export { FileDocs } from "./files/docs.js";
 export { FileBlobs } from "./files/blobs.js";
 export { parseStoreUrl, redactStoreUrl, type StoreUrl } from "./url.js";
+export { copyStore, KeyMismatchError, TargetNotEmptyError, type CopyCodec, type CopyMode, type CopyOptions, type CopyReport, type CopyRow } from "./copy.js";
 
 /** The files store of a data directory. */
 export function fileStore(dataDir: string): FileStore {
@@ -39,6 +40,8 @@ export interface OpenStoreOptions {
   migrate?: boolean;
   /** Keep in-memory copies current over LISTEN (default true; one-shot commands need none). */
   follow?: boolean;
+  /** How long a replica's heartbeat may be silent before its pending work is given up (config `replica_timeout`). */
+  deadAfterMs?: number;
 }
 
 /** Opens the configured store: the files store, or PostgreSQL (connected, migrated, caches loaded). */
@@ -52,5 +55,6 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
     ...(opts.log ? { log: opts.log } : {}),
     migrate: opts.migrate ?? true,
     follow: opts.follow ?? true,
+    ...(opts.deadAfterMs !== undefined ? { deadAfterMs: opts.deadAfterMs } : {}),
   });
 }

@@ -150,6 +150,8 @@ export interface AppendLog {
   segments(kind: LogKind, cutoff?: number): Promise<LogSegment[]>;
   /** Drops segments whose whole day ended before `cutoff`; returns their names. */
   prune(cutoff: number): Promise<string[]>;
+  /** Deletes one segment whole (`mcphub store import --force` replacing a differing day); false when there was none. */
+  drop(segment: string): Promise<boolean>;
   /** Forgets an open segment after a failed write, so the next append starts afresh. */
   reset(): Promise<void>;
   close(): Promise<void>;
@@ -179,6 +181,20 @@ export interface StoreHealth {
   following: boolean;
 }
 
+/** What a live look at the store found (`/healthz`, the status page, `mcphub doctor`). */
+export interface StoreProbe {
+  kind: "files" | "postgres";
+  reachable: boolean;
+  /** The schema version applied (PostgreSQL). */
+  schema_version?: number;
+  /** How long the look took (ms). */
+  latency_ms: number;
+  /** Why not reachable, in a few words without host names or SQL (safe before a token check). */
+  reason?: string;
+  /** The full error, for the operator (the status page behind its login, doctor). */
+  problem?: string;
+}
+
 export interface Store {
   /** "files" (the data directory) or "postgres". */
   readonly kind: "files" | "postgres";
@@ -189,10 +205,21 @@ export interface Store {
   /** A handle on the logs; close it when done (on the files it holds a descriptor for appends). */
   log(): AppendLog;
   withLock<T>(name: LockName, fn: () => Promise<T>, opts?: LockOptions): Promise<T>;
-  /** Marks `instance` as running in this process (its pending calls are not anybody's to give up). */
-  claim(instance: string): void;
+  /**
+   * Marks `instance` as running in this process (its pending calls are not anybody's to give up).
+   * Resolves once the first heartbeat is stored, so a record written after it is never seen by
+   * another replica before its owner's heartbeat is.
+   */
+  claim(instance: string): Promise<void>;
   /** Whether the process that owns pending work still runs. */
   ownerAlive(owner: Owner): Promise<boolean>;
   health(): StoreHealth;
+  /** Looks at the store now (a round trip on PostgreSQL), answering within `timeoutMs` (default 1 s). */
+  probe(timeoutMs?: number): Promise<StoreProbe>;
+  /**
+   * Sets when a document or blob was last written (ms), so a copy (`mcphub store import|export`)
+   * keeps retention ages: a result imported today must not live a retention period longer.
+   */
+  setModified(kind: "docs" | "blobs", space: DocSpace | BlobSpace, key: string, modified: number): Promise<void>;
   close(): Promise<void>;
 }

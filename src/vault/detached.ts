@@ -124,7 +124,7 @@ export class DetachedJournal {
     if (!CALL_ID.test(rec.callId)) throw new Error(`invalid callId ${JSON.stringify(rec.callId.slice(0, 40))}`);
     const parsed = RecordSchema.parse(rec);
     // This process runs the call: its replica's heartbeat vouches for the pending record.
-    if (rec.owner.pid === process.pid) this.store.claim(rec.owner.instance);
+    if (rec.owner.pid === process.pid) await this.store.claim(rec.owner.instance);
     await this.docs.put(rec.callId, sealBytes(this.key, MAGIC, rec.callId, Buffer.from(JSON.stringify(parsed), "utf8")));
   }
 

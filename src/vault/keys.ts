@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { AuthFailure, KEY_BYTES, openSealed, seal } from "./crypto.js";
 import { VaultLockedError } from "./errors.js";
-import { storeOf, type Docs, type Store } from "../store/index.js";
+import { storeOf, type CopyCodec, type Docs, type Store } from "../store/index.js";
 import { createFileExclusive, ensurePrivateDir, isErrno } from "./fsutil.js";
 import { KEYCHAIN_ACCOUNT, keychainAccount, openKeychain, type KeychainStore } from "./keychain.js";
 
@@ -343,4 +343,55 @@ export async function openKeyring(dataDir: string, env: NodeJS.ProcessEnv = proc
     if (!file) throw new Error(`the keyring ${what} vanished right after it was created`);
   }
   return unlockExisting(paths, file, env, what);
+}
+
+/** The data key a keyring document wraps; `dataDir` holds its key file when it uses one. */
+async function unwrapKeyringDoc(bytes: Buffer, dataDir: string, env: NodeJS.ProcessEnv, what: string): Promise<Buffer> {
+  return (await unlockExisting(vaultPaths(dataDir), parseKeyring(bytes, what), env, what)).dataKey;
+}
+
+/**
+ * What a copy between stores does with the keyring (`mcphub store import|export`). Into a shared
+ * store the data directory's keyring goes as it is when a passphrase wraps it; a key file or the
+ * OS keychain exists on one machine only, so then the same data key is re-wrapped with the
+ * passphrase in the environment (every sealed entry stays readable; nothing is re-encrypted). Two
+ * keyrings whose bytes differ are the same when they wrap the same data key (a re-run of an import).
+ */
+export function keyringCopyCodec(opts: { sourceDir: string; targetDir: string; shared: boolean; env: NodeJS.ProcessEnv }): CopyCodec {
+  const what = (dir: string) => join(dir, "vault", "keyring.json");
+  return {
+    prepare: async (space, _key, bytes) => {
+      if (space !== "keyring" || !opts.shared) return bytes;
+      const file = parseKeyring(bytes, what(opts.sourceDir));
+      if (file.source === "passphrase" || file.source === "passphrase-file") return bytes;
+      const input = await passphraseFromEnv(opts.env);
+      if (!input) {
+        const by = file.source === "key-file" ? `its key file (${vaultPaths(opts.sourceDir).masterKeyFile})` : "this machine's OS keychain";
+        throw new VaultLockedError(
+          `the vault key of ${opts.sourceDir} is wrapped by ${by}, which replicas on other machines cannot read; set MCPHUB_VAULT_PASSPHRASE (or MCPHUB_VAULT_PASSPHRASE_FILE) to the passphrase every replica will use and run the import again: the same data key is then wrapped with it, so every stored result and sign-in stays readable`,
+        );
+      }
+      const dataKey = await unwrapKeyringDoc(bytes, opts.sourceDir, opts.env, what(opts.sourceDir));
+      const salt = randomBytes(16);
+      const master = await scrypt(input.passphrase, salt, SCRYPT_DEFAULT);
+      const rewrapped: KeyringFile = {
+        version: 1,
+        source: input.source,
+        kdf: { name: "scrypt", salt: salt.toString("base64"), ...SCRYPT_DEFAULT },
+        wrappedKey: seal(master, dataKey, wrapAad(input.source)).toString("base64"),
+        created: file.created,
+      };
+      return Buffer.from(`${JSON.stringify(rewrapped, null, 2)}\n`, "utf8");
+    },
+    same: async (space, _key, source, target) => {
+      if (space !== "keyring") return false;
+      try {
+        const a = await unwrapKeyringDoc(source, opts.sourceDir, opts.env, what(opts.sourceDir));
+        const b = await unwrapKeyringDoc(target, opts.targetDir, opts.env, what(opts.targetDir));
+        return a.equals(b);
+      } catch {
+        return false; // one of them cannot be opened here: not known to be the same
+      }
+    },
+  };
 }

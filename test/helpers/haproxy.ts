@@ -20,7 +20,12 @@ export function haproxyMissing(): string | undefined {
 
 
 /** The haproxy.cfg for replicas at these ports (docs/team.md shows the same one). */
-export function haproxyConfig(port: number, replicas: number[]): string {
+export interface BalancerOptions {
+  /** `option forwardfor`: the client's address in X-Forwarded-For (docs/team.md, trusted_proxies). */
+  forwardfor?: boolean;
+}
+
+export function haproxyConfig(port: number, replicas: number[], opts: BalancerOptions = {}): string {
   return [
     "global",
     "  log stderr format raw local0 err",
@@ -45,14 +50,15 @@ export function haproxyConfig(port: number, replicas: number[]): string {
     "  retries 2",
     "  retry-on conn-failure empty-response",
     "  option redispatch",
+    ...(opts.forwardfor ? ["  option forwardfor"] : []),
     ...replicas.map((p, i) => `  server r${i + 1} 127.0.0.1:${p} check inter 500ms fall 3 rise 1`),
     "",
   ].join("\n");
 }
 
-export async function startHaproxy(dir: string, replicas: number[], port: number): Promise<Balancer> {
-  const cfg = join(dir, "haproxy.cfg");
-  writeFileSync(cfg, haproxyConfig(port, replicas));
+export async function startHaproxy(dir: string, replicas: number[], port: number, opts: BalancerOptions = {}): Promise<Balancer> {
+  const cfg = join(dir, `haproxy-${port}.cfg`);
+  writeFileSync(cfg, haproxyConfig(port, replicas, opts));
   const child: ChildProcess = spawn("haproxy", ["-db", "-f", cfg], { stdio: ["ignore", "ignore", "pipe"] });
   let err = "";
   child.stderr?.on("data", (d: Buffer) => (err += d.toString()));

@@ -1,6 +1,7 @@
 // `mcphub auth login|status|logout`: sign remote servers in (OAuth 2.1), show what the vault holds
 // for them, sign them out. Thin: the flows live in src/auth/. Tokens are never printed, and a
-// running gateway notices a new sign-in by itself (the vault file is shared).
+// running gateway notices a new sign-in by itself (the vault file is shared; in team mode the
+// sign-ins are in the configured store, and every replica hears of a change by NOTIFY).
 import type { Command } from "commander";
 import { loginCommand } from "../../auth/command.js";
 import { DEFAULT_SIGN_IN_TIMEOUT_MS, SignInError, signIn, type SignInResult } from "../../auth/login.js";
@@ -14,7 +15,9 @@ import { VaultLockedError, VaultTamperedError } from "../../vault/errors.js";
 import { OAuthStore } from "../../vault/oauth.js";
 import { VaultSecretResolver } from "../../vault/resolver.js";
 import { CliError, colors, printJson, type CliIO } from "../context.js";
+import type { Store } from "../../store/index.js";
 import { collect, dataDirOf, example, globalsOf, load, parsePositiveInt, requireServer, table } from "./common.js";
+import { openConfiguredStore } from "./shared-store.js";
 
 interface LoginFlags {
   browser: boolean;
@@ -45,7 +48,7 @@ export function registerAuth(program: Command, io: CliIO): void {
       if (timeoutMs === undefined || timeoutMs <= 0) throw new CliError(`--timeout "${flags.timeout}" is not a duration; use e.g. 90s or 5m`);
       const port = flags.port !== undefined ? parsePositiveInt("--port", flags.port) : undefined;
       if (port !== undefined && port > 65535) throw new CliError(`--port ${port} is not a port number (1-65535)`);
-      const { store, secrets } = await openVault();
+      const { store, secrets, close } = await openVault(loaded.config);
       const c = colors(io);
       const controller = new AbortController();
       const onSigint = () => controller.abort();
@@ -74,6 +77,7 @@ export function registerAuth(program: Command, io: CliIO): void {
         throw cliError(err);
       } finally {
         process.off("SIGINT", onSigint);
+        await close();
       }
       if (globalsOf(cmd).json) return printJson(io, result);
       io.err(c.green(describeSignIn(result)));
@@ -87,10 +91,12 @@ export function registerAuth(program: Command, io: CliIO): void {
     .action(async (server: string | undefined, _flags: unknown, cmd: Command) => {
       const loaded = await load(cmd);
       if (server !== undefined) remoteServer(loaded.config, server);
-      const { store } = await openVault();
-      const entries = await authStatus(loaded.config, store, (name) => loginCommand(name, loaded.path), server).catch((err: unknown) => {
-        throw cliError(err);
-      });
+      const { store, close } = await openVault(loaded.config);
+      const entries = await authStatus(loaded.config, store, (name) => loginCommand(name, loaded.path), server)
+        .catch((err: unknown) => {
+          throw cliError(err);
+        })
+        .finally(close);
       if (globalsOf(cmd).json) return printJson(io, entries);
       if (entries.length === 0) {
         io.err("no remote server uses OAuth (set oauth: on a remote server, or run `mcphub auth login SERVER` for one that asks for sign-in)");
@@ -109,10 +115,12 @@ export function registerAuth(program: Command, io: CliIO): void {
     .action(async (server: string, _flags: unknown, cmd: Command) => {
       const loaded = await load(cmd);
       const cfg = remoteServer(loaded.config, server);
-      const { store, secrets } = await openVault();
-      const result = await signOut(server, cfg, store, (ref) => secrets.header(ref), (u, init) => fetch(u, init)).catch((err: unknown) => {
-        throw cliError(err);
-      });
+      const { store, secrets, close } = await openVault(loaded.config);
+      const result = await signOut(server, cfg, store, (ref) => secrets.header(ref), (u, init) => fetch(u, init))
+        .catch((err: unknown) => {
+          throw cliError(err);
+        })
+        .finally(close);
       if (globalsOf(cmd).json) return printJson(io, { server, ...result });
       if (!result.removed) {
         io.err(`${server} was not signed in; nothing to do`);
@@ -129,12 +137,20 @@ function remoteServer(config: Config, name: string): ServerConfig {
   return cfg;
 }
 
-async function openVault(): Promise<{ store: OAuthStore; secrets: VaultSecretResolver }> {
+/**
+ * The sign-ins of the configured store (PostgreSQL in team mode: one sign-in for every replica)
+ * and the local secrets vault (static headers stay per machine). Close it when done.
+ */
+async function openVault(config: Config): Promise<{ store: OAuthStore; secrets: VaultSecretResolver; close: () => Promise<void> }> {
   const dataDir = dataDirOf();
+  let shared: Store | undefined;
   try {
-    const store = await OAuthStore.open({ dataDir });
-    return { store, secrets: new VaultSecretResolver({ dataDir, env: process.env }) };
+    // Followed: the OAuth document is read through its copy in memory, as a gateway reads it.
+    shared = config.store !== undefined ? await openConfiguredStore(config, process.env, { follow: true }) : undefined;
+    const store = await OAuthStore.open({ dataDir, ...(shared ? { store: shared } : {}) });
+    return { store, secrets: new VaultSecretResolver({ dataDir, env: process.env }), close: async () => void (await shared?.close()) };
   } catch (err) {
+    await shared?.close();
     throw cliError(err);
   }
 }

@@ -7,6 +7,8 @@ import { planSync, selfCommand, type SyncContext } from "../../harness/index.js"
 import { harnessHome } from "../../harness/scan.js";
 import { lookBackProblem, parseDuration } from "../../util/units.js";
 import { CliError } from "../context.js";
+import type { Store } from "../../store/index.js";
+import { withConfiguredStore } from "./shared-store.js";
 import { agentTokenValid, createAgentToken, liveTokenIds } from "./tokens-bridge.js";
 
 export interface Globals {
@@ -56,14 +58,16 @@ export function harnessHomeOf(env: NodeJS.ProcessEnv = process.env): string {
 
 export function syncContext(loaded: LoadedConfig, env: NodeJS.ProcessEnv = process.env): SyncContext {
   const data = dataDirOf(env);
+  // The tokens of the configured store: PostgreSQL in team mode, so every replica accepts them.
+  const tokens = <T>(fn: (where: string | Store) => Promise<T>): Promise<T> => (loaded.config.store === undefined ? fn(data) : withConfiguredStore(loaded.config, fn));
   return {
     configPath: loaded.path,
     dataDir: data,
     home: harnessHomeOf(env),
     self: selfCommand(env),
-    createToken: (agent) => createAgentToken(data, agent),
-    tokenValid: (token, agent) => agentTokenValid(data, token, agent),
-    liveTokenIds: (agent) => liveTokenIds(data, agent),
+    createToken: (agent) => tokens((w) => createAgentToken(w, agent)),
+    tokenValid: (token, agent) => tokens((w) => agentTokenValid(w, token, agent)),
+    liveTokenIds: (agent) => tokens((w) => liveTokenIds(w, agent)),
   };
 }
 

@@ -1,6 +1,7 @@
 // `doctor`: checks the config, each enabled server (command on PATH, or URL reachable over TCP),
 // the vault key source, each agent's harness file and, with --probe, a real MCP handshake per
-// server. Prints every check, then exits non-zero if any failed.
+// server. Prints every check, then exits non-zero if any failed. In team mode the store is checked
+// (reachable, schema version, latency) and the pins, approvals, vault key and sign-ins are read from it.
 import { connect } from "node:net";
 import type { Command } from "commander";
 import { type Config, type ServerConfig } from "../../config/index.js";
@@ -22,7 +23,10 @@ import { findDaemon, healthProblem, reachableBase } from "../../service/index.js
 import { openKeyring } from "../../vault/keys.js";
 import { VaultSecretResolver } from "../../vault/resolver.js";
 import { CliError, colors, printJson, type CliIO } from "../context.js";
+import type { Store } from "../../store/index.js";
+import type { PgStore } from "../../store/postgres/index.js";
 import { dataDirOf, example, globalsOf, load, requireServer, syncContext, tildify } from "./common.js";
+import { openConfiguredStore } from "./shared-store.js";
 
 export interface Check {
   name: string;
@@ -141,103 +145,121 @@ export function registerDoctor(program: Command, io: CliIO): void {
       }
 
       const data = dataDirOf();
-      // Loaded here, not at the top: every operator command loads this module.
-      const [{ loginCommand }, { OAuthManager }, { authStatus }, { OAuthStore }] = await Promise.all([
-        import("../../auth/command.js"),
-        import("../../auth/manager.js"),
-        import("../../auth/status.js"),
-        import("../../vault/oauth.js"),
-      ]);
-      checks.push(...definitionChecks(data, config, opts.server));
+      // The shared state: the data directory, or PostgreSQL in team mode (checked first: the
+      // definitions, vault key and sign-ins below are read from it).
+      let shared: Store | undefined;
+      if (config.store !== undefined) {
+        try {
+          shared = await openConfiguredStore(config, process.env, { follow: true, migrate: false });
+          checks.push(await storeCheck(shared as PgStore));
+        } catch (err) {
+          checks.push({ name: "store", ok: false, detail: `${(err as Error).message}; the definitions, vault key and sign-ins it holds were not checked` });
+        }
+      }
       try {
-        const ring = await openKeyring(data);
-        checks.push({ name: "vault", ok: true, detail: `key from ${ring.status.source}: ${ring.status.detail}`, ...(ring.status.warning ? { warning: ring.status.warning } : {}) });
-        const store = await OAuthStore.open({ dataDir: data, keyring: ring });
-        const picked = new Set(servers.map(([n]) => n));
-        for (const e of await authStatus(config, store, (n) => loginCommand(n, loaded.path))) {
-          if (!picked.has(e.server)) continue;
-          const ok = e.state === "signed_in" || e.state === "refresh_due";
-          const who = e.account !== undefined ? ` as ${e.account}` : "";
-          const detail = ok ? `signed in${who}${e.step_up_scope ? `; a request needs scope ${e.step_up_scope}: run \`${e.sign_in}\`` : ""}` : `needs sign-in: run \`${e.sign_in}\``;
-          checks.push({ name: `auth:${e.server}`, ok, detail, ...(ok ? {} : { needs_auth: true }) });
-        }
-      } catch (err) {
-        checks.push({ name: "vault", ok: false, detail: (err as Error).message.split("\n")[0] ?? "vault unavailable" });
-      }
-
-      const embeddings = config.search?.embeddings;
-      if (embeddings && opts.server === undefined) {
-        const key = embeddings.api_key;
-        const secrets = new VaultSecretResolver({ dataDir: data, env: process.env });
-        const p = await probeEmbeddings(embeddings, data, key !== undefined ? () => secrets.header(key) : undefined);
-        const cache = p.cache ? `cache: ${p.cache.vectors} vectors (${formatBytes(p.cache.bytes)}) in ${tildify(p.cache.file, ctx.home)}` : "cache: empty (vectors are computed when the gateway starts)";
-        checks.push({
-          name: "search:embeddings",
-          ok: p.ok,
-          detail: p.ok
-            ? `model ${p.model} at ${p.url}: ${p.dimensions}-dimensional vectors in ${p.latency_ms}ms; ${cache}`
-            : `model ${p.model} at ${p.url}: ${p.error}; search falls back to lexical; ${cache}`,
-        });
-      }
-
-      /** Daemon URLs harness entries point at (or will, after sync), and which agents use each. */
-      const daemonUsers = new Map<string, string[]>();
-      if (opts.server === undefined) {
-        for (const name of Object.keys(config.agents).sort()) {
-          const agent = config.agents[name];
-          if (!agent || agent.disabled) continue;
+        // Loaded here, not at the top: every operator command loads this module.
+        const [{ loginCommand }, { OAuthManager }, { authStatus }, { OAuthStore }] = await Promise.all([
+          import("../../auth/command.js"),
+          import("../../auth/manager.js"),
+          import("../../auth/status.js"),
+          import("../../vault/oauth.js"),
+        ]);
+        if (shared || config.store === undefined) {
+          checks.push(...definitionChecks(shared ?? data, config, opts.server));
           try {
-            const plan = await planSync(config, name, ctx);
-            const pending = plan.actions.filter((a) => a.action !== "unchanged").length;
-            for (const e of plan.desired) if (e.url !== undefined) daemonUsers.set(e.url, [...(daemonUsers.get(e.url) ?? []), name]);
-            const dups = plan.duplicates;
-            checks.push({
-              name: `agent:${name}`,
-              ok: dups.length === 0,
-              detail:
-                `${tildify(plan.path, ctx.home)}: ${plan.original === undefined ? "not created yet; " : ""}${pending ? `${pending} pending (run \`mcphub sync ${name} --write\`)` : "in sync"}` +
-                (dups.length
-                  ? `; ${dups.map((d) => (d.name === d.server ? d.name : `${d.name} (= ${d.server})`)).join(", ")} ${dups.length === 1 ? "is" : "are"} also served by the gateway, so the model sees ${dups.length === 1 ? "its" : "their"} tools twice: run \`mcphub offload ${name} --write\``
-                  : ""),
-            });
-          } catch (err) {
-            checks.push({ name: `agent:${name}`, ok: false, detail: (err as Error).message.split("\n")[0] ?? "unreadable" });
-          }
-        }
-      }
-
-      if (opts.server === undefined) checks.push(...(await daemonChecks(data, loaded.path, daemonUsers)));
-
-      if (opts.probe) {
-        const secrets = new VaultSecretResolver({ dataDir: data, env: process.env });
-        const auth = new OAuthManager({ dataDir: data, env: process.env, secrets, configPath: loaded.path });
-        const cache = new CatalogCache(data);
-        for (const [name, s] of servers) {
-          if (progress) process.stderr.write(`probing ${name}...\n`);
-          const r = await probeServer(name, s, { timeoutMs: PROBE_TIMEOUT_MS, secrets, auth, allServers: config.servers, sandboxProtect: [data, ...sandboxProtect(config, ctx.home)] });
-          // What the probe listed is what a gateway would: it fills the catalogue cache, so the next
-          // gateway answers discovery for this server at once without starting it.
-          let cached = "";
-          if (r.listing) {
-            try {
-              await cache.write(name, connectionFingerprint(s), makeListing({ ...r.listing, ...(r.serverVersion ? { serverVersion: r.serverVersion } : {}) }, "live", Date.now()));
-              cached = "; catalogue cached";
-            } catch (err) {
-              cached = `; the catalogue cache could not be written (${(err as Error).message.split("\n")[0]})`;
+            const ring = await openKeyring(data, process.env, shared);
+            checks.push({ name: "vault", ok: true, detail: `key from ${ring.status.source}: ${ring.status.detail}`, ...(ring.status.warning ? { warning: ring.status.warning } : {}) });
+            const store = await OAuthStore.open({ dataDir: data, keyring: ring, ...(shared ? { store: shared } : {}) });
+            const picked = new Set(servers.map(([n]) => n));
+            for (const e of await authStatus(config, store, (n) => loginCommand(n, loaded.path))) {
+              if (!picked.has(e.server)) continue;
+              const ok = e.state === "signed_in" || e.state === "refresh_due";
+              const who = e.account !== undefined ? ` as ${e.account}` : "";
+              const detail = ok ? `signed in${who}${e.step_up_scope ? `; a request needs scope ${e.step_up_scope}: run \`${e.sign_in}\`` : ""}` : `needs sign-in: run \`${e.sign_in}\``;
+              checks.push({ name: `auth:${e.server}`, ok, detail, ...(ok ? {} : { needs_auth: true }) });
             }
-          }
+          } catch (err) {
+            checks.push({ name: "vault", ok: false, detail: (err as Error).message.split("\n")[0] ?? "vault unavailable" });
+        }
+        }
+
+        const embeddings = config.search?.embeddings;
+        if (embeddings && opts.server === undefined) {
+          const key = embeddings.api_key;
+          const secrets = new VaultSecretResolver({ dataDir: data, env: process.env });
+          const p = await probeEmbeddings(embeddings, data, key !== undefined ? () => secrets.header(key) : undefined);
+          const cache = p.cache ? `cache: ${p.cache.vectors} vectors (${formatBytes(p.cache.bytes)}) in ${tildify(p.cache.file, ctx.home)}` : "cache: empty (vectors are computed when the gateway starts)";
           checks.push({
-            name: `probe:${name}`,
-            ok: r.handshake_ok,
-            detail: r.handshake_ok ? `${r.tool_count ?? 0} tools in ${r.latency_ms}ms${cached}` : (r.error ?? "handshake failed"),
-            handshake_ok: r.handshake_ok,
-            ...(r.tool_count !== undefined ? { tool_count: r.tool_count } : {}),
-            latency_ms: r.latency_ms,
-            ...(r.error !== undefined ? { error: r.error } : {}),
-            ...(r.needs_auth ? { needs_auth: true } : {}),
-            ...(opts.verbose && r.stderr_tail ? { stderr_tail: r.stderr_tail } : {}),
+            name: "search:embeddings",
+            ok: p.ok,
+            detail: p.ok
+              ? `model ${p.model} at ${p.url}: ${p.dimensions}-dimensional vectors in ${p.latency_ms}ms; ${cache}`
+              : `model ${p.model} at ${p.url}: ${p.error}; search falls back to lexical; ${cache}`,
           });
         }
+
+        /** Daemon URLs harness entries point at (or will, after sync), and which agents use each. */
+        const daemonUsers = new Map<string, string[]>();
+        if (opts.server === undefined) {
+          for (const name of Object.keys(config.agents).sort()) {
+            const agent = config.agents[name];
+            if (!agent || agent.disabled) continue;
+            try {
+              const plan = await planSync(config, name, ctx);
+              const pending = plan.actions.filter((a) => a.action !== "unchanged").length;
+              for (const e of plan.desired) if (e.url !== undefined) daemonUsers.set(e.url, [...(daemonUsers.get(e.url) ?? []), name]);
+              const dups = plan.duplicates;
+              checks.push({
+                name: `agent:${name}`,
+                ok: dups.length === 0,
+                detail:
+                  `${tildify(plan.path, ctx.home)}: ${plan.original === undefined ? "not created yet; " : ""}${pending ? `${pending} pending (run \`mcphub sync ${name} --write\`)` : "in sync"}` +
+                  (dups.length
+                    ? `; ${dups.map((d) => (d.name === d.server ? d.name : `${d.name} (= ${d.server})`)).join(", ")} ${dups.length === 1 ? "is" : "are"} also served by the gateway, so the model sees ${dups.length === 1 ? "its" : "their"} tools twice: run \`mcphub offload ${name} --write\``
+                    : ""),
+              });
+            } catch (err) {
+              checks.push({ name: `agent:${name}`, ok: false, detail: (err as Error).message.split("\n")[0] ?? "unreadable" });
+            }
+          }
+        }
+
+        if (opts.server === undefined) checks.push(...(await daemonChecks(data, loaded.path, daemonUsers)));
+
+        if (opts.probe) {
+          const secrets = new VaultSecretResolver({ dataDir: data, env: process.env });
+          const auth = new OAuthManager({ dataDir: data, env: process.env, secrets, configPath: loaded.path, ...(shared ? { store: shared } : {}) });
+          const cache = new CatalogCache(shared ?? data);
+          for (const [name, s] of servers) {
+            if (progress) process.stderr.write(`probing ${name}...\n`);
+            const r = await probeServer(name, s, { timeoutMs: PROBE_TIMEOUT_MS, secrets, auth, allServers: config.servers, sandboxProtect: [data, ...sandboxProtect(config, ctx.home)] });
+            // What the probe listed is what a gateway would: it fills the catalogue cache, so the next
+            // gateway answers discovery for this server at once without starting it.
+            let cached = "";
+            if (r.listing) {
+              try {
+                await cache.write(name, connectionFingerprint(s), makeListing({ ...r.listing, ...(r.serverVersion ? { serverVersion: r.serverVersion } : {}) }, "live", Date.now()));
+                cached = "; catalogue cached";
+              } catch (err) {
+                cached = `; the catalogue cache could not be written (${(err as Error).message.split("\n")[0]})`;
+              }
+            }
+            checks.push({
+              name: `probe:${name}`,
+              ok: r.handshake_ok,
+              detail: r.handshake_ok ? `${r.tool_count ?? 0} tools in ${r.latency_ms}ms${cached}` : (r.error ?? "handshake failed"),
+              handshake_ok: r.handshake_ok,
+              ...(r.tool_count !== undefined ? { tool_count: r.tool_count } : {}),
+              latency_ms: r.latency_ms,
+              ...(r.error !== undefined ? { error: r.error } : {}),
+              ...(r.needs_auth ? { needs_auth: true } : {}),
+              ...(opts.verbose && r.stderr_tail ? { stderr_tail: r.stderr_tail } : {}),
+            });
+          }
+        }
+
+      } finally {
+        await shared?.close();
       }
 
       const failed = checks.filter((c) => !c.ok);
@@ -266,7 +288,7 @@ export function registerDoctor(program: Command, io: CliIO): void {
  * definition changed since approved (what changed, and the approve command), awaiting a first
  * approval, or a definitions file that cannot be read; one passing line when nothing waits.
  */
-function definitionChecks(dataDir: string, config: Config, only: string | undefined): Check[] {
+function definitionChecks(dataDir: string | Store, config: Config, only: string | undefined): Check[] {
   const { pending, unreadable } = pendingApprovals(dataDir, config, only);
   const checks: Check[] = [];
   for (const u of unreadable) checks.push({ name: `definitions:${u.server}`, ok: false, detail: `${u.file} cannot be read (${u.problem}); its tools are refused until it is fixed or deleted` });
@@ -317,6 +339,19 @@ async function daemonChecks(dataDir: string, configPath: string, users: Map<stri
     );
   }
   return checks;
+}
+
+/** The team store: reachable, its schema (pending migrations fail: a replica would apply them), latency. */
+async function storeCheck(store: PgStore): Promise<Check> {
+  const probe = await store.probe(3000);
+  if (!probe.reachable) return { name: "store", ok: false, detail: `${store.where}: ${probe.problem ?? probe.reason ?? "unreachable"}` };
+  const schema = await store.schema();
+  const pending = schema.pending.map((m) => m.version);
+  return {
+    name: "store",
+    ok: pending.length === 0,
+    detail: `PostgreSQL ${store.where}: schema ${probe.schema_version ?? 0}, ${probe.latency_ms} ms${pending.length ? `; migrations ${pending.join(", ")} pending: run \`mcphub store migrate\`` : ""}`,
+  };
 }
 
 function selectServers(config: Config, only: string | undefined): [string, ServerConfig][] {

@@ -10,6 +10,7 @@ import { topTools } from "../../telemetry/index.js";
 import { VaultSecretResolver } from "../../vault/resolver.js";
 import { CliError, printJson, type CliIO } from "../context.js";
 import { dataDirOf, example, globalsOf, guarded, load, nextSteps, parsePositiveInt, parseSince, requireServer } from "./common.js";
+import { withConfiguredStore } from "./shared-store.js";
 
 export function registerPins(program: Command, io: CliIO): void {
   program
@@ -36,7 +37,8 @@ export function registerPins(program: Command, io: CliIO): void {
       }
       let add = pins;
       if (n !== undefined) {
-        const top = await topTools(dataDirOf(), { n: n * 4, ...(sinceMs !== undefined ? { sinceMs } : {}) });
+        // The calls of every replica in team mode: the configured store's call records.
+        const top = await withConfiguredStore(loaded.config, (store) => topTools(store, { n: n * 4, ...(sinceMs !== undefined ? { sinceMs } : {}) }), { follow: false });
         add = top.filter((t) => loaded.config.servers[t.server] !== undefined).slice(0, n).map((t) => t.namespaced);
         if (add.length === 0) return io.out("No recorded calls to configured servers yet; nothing pinned.");
       } else {

@@ -75,7 +75,7 @@ export function registerServe(program: Command, io: CliIO): void {
 /** The PostgreSQL store when the config names one (connected, migrated, followed); else nothing. */
 async function sharedStore(config: Config, env: NodeJS.ProcessEnv, log: Logger): Promise<{ store?: Store }> {
   if (config.store === undefined) return {};
-  const { openConfiguredStore } = await import("./store.js");
+  const { openConfiguredStore } = await import("./shared-store.js");
   const store = await openConfiguredStore(config, env, { follow: true, log: (level, msg) => log[level](msg) });
   log.info(`store: shared state in ${store.where}`);
   return { store };

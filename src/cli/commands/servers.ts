@@ -10,7 +10,8 @@ import { findCommand } from "../../downstream/stdio/spawn-plan.js";
 import { ADD_OPTIONS, misplacedAddOptions } from "../add-argv.js";
 import { parseSandboxSpecs } from "../sandbox-spec.js";
 import { CatalogCache } from "../../catalog/cache/store.js";
-import { collect, dataDirOf, example, globalsOf, guarded, load, nextSteps, parseEnvPairs, requireServer, table } from "./common.js";
+import { collect, example, globalsOf, guarded, load, nextSteps, parseEnvPairs, requireServer, table } from "./common.js";
+import { withConfiguredStore } from "./shared-store.js";
 
 function target(s: ServerConfig): string {
   if (s.url !== undefined) return `${s.url}${s.transport === "sse" ? " (sse)" : ""}`;
@@ -142,8 +143,11 @@ export function registerServers(program: Command, io: CliIO): void {
         }),
       );
       // A removed server's cached catalogue goes with it.
-      const cache = new CatalogCache(dataDirOf());
-      await Promise.all(names.map((n) => cache.remove(n).catch(() => undefined)));
+      // (The configured store's: every replica's cache in team mode; unreachable, it is left.)
+      await withConfiguredStore(loaded.config, async (store) => {
+        const cache = new CatalogCache(store);
+        await Promise.all(names.map((n) => cache.remove(n).catch(() => undefined)));
+      }, { follow: false }).catch(() => undefined);
       io.out(`Removed ${names.join(", ")}${pruned.length ? ` (also pruned ${pruned.join(", ")})` : ""}. ${await nextSteps(loaded)}`);
     });
 

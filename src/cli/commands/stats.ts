@@ -1,11 +1,13 @@
 // `mcphub stats`: usage from the telemetry day files — calls, errors, estimated tokens and latency,
-// per server (and per tool, agent, recent call on request). Reads only the data directory, so it
-// works without a config and while gateways are running.
+// per server (and per tool, agent, recent call on request). Reads the configured store (PostgreSQL
+// in team mode: every replica's calls), else the data directory, so it works without a config and
+// while gateways are running.
 import type { Command } from "commander";
 import { queryAudit, queryStats, type AuditReport, type StatsQuery, type StatsReport } from "../../telemetry/index.js";
 import { formatBytes, formatDuration } from "../../util/units.js";
 import { colors, printJson, type CliIO } from "../context.js";
-import { dataDirOf, example, globalsOf, parsePositiveInt, parseSince, visibleWidth } from "./common.js";
+import { example, globalsOf, parsePositiveInt, parseSince, visibleWidth } from "./common.js";
+import { configIfAny, withConfiguredStore } from "./shared-store.js";
 
 interface StatsFlags {
   tools?: boolean;
@@ -32,10 +34,13 @@ export function registerStats(program: Command, io: CliIO): void {
       if (flags.server !== undefined) q.server = flags.server;
       if (flags.agent !== undefined) q.agent = flags.agent;
       if (flags.recent !== undefined) q.recent = parsePositiveInt("--recent", flags.recent);
-      const report = await queryStats(dataDirOf(), q);
-      // The guardrails' audit trail over the same window: refusals are also calls (above), but
-      // confirmations, definition changes and approvals are only here.
-      const audit = await queryAudit(dataDirOf(), { ...(q.sinceMs !== undefined ? { sinceMs: q.sinceMs } : {}), ...(q.agent !== undefined ? { agent: q.agent } : {}), ...(q.server !== undefined ? { server: q.server } : {}) }, 0);
+      const config = await configIfAny(cmd);
+      const { report, audit } = await withConfiguredStore(config, async (store) => ({
+        report: await queryStats(store, q),
+        // The guardrails' audit trail over the same window: refusals are also calls (above), but
+        // confirmations, definition changes and approvals are only here.
+        audit: await queryAudit(store, { ...(q.sinceMs !== undefined ? { sinceMs: q.sinceMs } : {}), ...(q.agent !== undefined ? { agent: q.agent } : {}), ...(q.server !== undefined ? { server: q.server } : {}) }, 0),
+      }), { follow: false });
       const guard = Object.keys(audit.counts).length > 0 ? audit.counts : undefined;
       if (globalsOf(cmd).json) printJson(io, guard ? { ...report, guardrails: guard } : report);
       else io.out(renderStats(report, q, io, guard));

@@ -1,5 +1,6 @@
 // `status`: one screen of how things stand: each agent's sync state, enabled servers that were
-// never called, and a usage summary from telemetry.
+// never called, a usage summary from telemetry and the store (in team mode: PostgreSQL, whose call
+// records are every replica's).
 import type { Command } from "commander";
 import { enabledServers } from "../../config/index.js";
 import { daemonUrl, planSync } from "../../harness/index.js";
@@ -7,6 +8,7 @@ import { findDaemon, healthProblem, reachableBase } from "../../service/index.js
 import { calledServers, queryStats } from "../../telemetry/index.js";
 import { colors, printJson, type CliIO } from "../context.js";
 import { dataDirOf, example, globalsOf, load, syncContext, table, tildify } from "./common.js";
+import { withConfiguredStore } from "./shared-store.js";
 
 export interface AgentStatus {
   agent: string;
@@ -55,8 +57,11 @@ export function registerStatus(program: Command, io: CliIO): void {
         }
       }
       const data = dataDirOf();
-      const stats = await queryStats(data, {});
-      const called = await calledServers(data, {});
+      const { stats, called, store } = await withConfiguredStore(
+        config,
+        async (s) => ({ stats: await queryStats(s, {}), called: await calledServers(s, {}), store: { where: s.where, ...(await s.probe(3000)) } }),
+        { follow: false },
+      );
       const enabled = enabledServers(config).map(([n]) => n);
       const unused = enabled.filter((n) => !called.has(n));
       // Where the daemon really listens (recorded by it), else the configured address.
@@ -78,6 +83,7 @@ export function registerStatus(program: Command, io: CliIO): void {
         est_tokens: stats.totals.est_tokens,
         unused_enabled: unused,
         ...(daemon ? { daemon } : {}),
+        store: { kind: store.kind, where: store.where, reachable: store.reachable, ...(store.schema_version !== undefined ? { schema_version: store.schema_version } : {}), latency_ms: store.latency_ms },
       };
       if (globalsOf(cmd).json) return printJson(io, report);
       const c = colors(io);
@@ -119,7 +125,8 @@ export function registerStatus(program: Command, io: CliIO): void {
       } else {
         out.push("No agents configured (see `mcphub agents`).");
       }
-      out.push("", `usage    ${report.calls} calls, ${report.errors} errors, ~${report.est_tokens} tokens`);
+      if (store.kind === "postgres") out.push(`store    PostgreSQL ${store.where} (schema ${store.schema_version ?? "?"}, ${store.latency_ms} ms)`);
+      out.push("", `usage    ${report.calls} calls, ${report.errors} errors, ~${report.est_tokens} tokens${store.kind === "postgres" ? " (every replica)" : ""}`);
       out.push(`unused   ${enabled.length === 0 ? "(no server is enabled)" : unused.length ? unused.join(", ") : "(every enabled server has been called)"}`);
       io.out(out.join("\n"));
     });

@@ -5,7 +5,7 @@ import { TokenStore, type TokenInfo } from "../../serve/tokens.js";
 import { CliError, colors, printJson, type CliIO } from "../context.js";
 import type { Config } from "../../config/index.js";
 import { dataDirOf, example, globalsOf, load, table } from "./common.js";
-import { openConfiguredStore } from "./store.js";
+import { openConfiguredStore } from "./shared-store.js";
 
 /** The agent must be configured: a token for a typo would authenticate into an unknown scope. */
 async function requireAgent(cmd: Command, agent: string): Promise<void> {

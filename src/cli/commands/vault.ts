@@ -10,7 +10,9 @@ import { ResultStore } from "../../vault/results.js";
 import { OAuthStore } from "../../vault/oauth.js";
 import { SecretStore, parseSecretRef } from "../../vault/secrets.js";
 import { formatBytes } from "../../util/units.js";
+import type { Store } from "../../store/index.js";
 import { CliError, colors, printJson, type CliIO } from "../context.js";
+import { configIfAny, openConfiguredStore } from "./shared-store.js";
 
 /** Retention used only to open the stores for `status` (pruning reads each file's own expiry). */
 const STATUS_RETENTION_MS = 24 * 3_600_000;
@@ -77,12 +79,15 @@ export function registerVault(program: Command, io: CliIO): void {
     .addHelpText("after", "\nExamples:\n  mcphub vault status\n  mcphub vault status --json")
     .action(async (_opts: unknown, cmd: Command) => {
       const dir = dataDir();
-      const report = await vaultStatus(dir);
+      // In team mode results, detached calls and sign-ins are the store's, under its own key.
+      const config = await configIfAny(cmd);
+      const shared = config?.store !== undefined ? await openConfiguredStore(config, process.env, { follow: true, migrate: false }) : undefined;
+      const report = await vaultStatus(dir, shared).finally(() => shared?.close());
       if (wantsJson(cmd)) {
         printJson(io, report);
       } else {
         const c = colors(io);
-        const lines = [`vault      ${vaultPaths(dir).root}`];
+        const lines = [`vault      ${vaultPaths(dir).root}${report.store ? ` (results, detached calls and sign-ins: ${report.store})` : ""}`];
         if (report.locked) {
           lines.push(`state      ${c.red("locked")}: ${report.locked}`);
         } else if (report.key) {
@@ -101,6 +106,8 @@ export function registerVault(program: Command, io: CliIO): void {
 
 interface VaultStatusReport {
   dataDir: string;
+  /** The team store holding results, detached calls and sign-ins (team mode). */
+  store?: string;
   locked?: string;
   key?: { source: string; detail: string; warning?: string };
   results?: { count: number; bytes: number; diskBytes: number };
@@ -109,17 +116,22 @@ interface VaultStatusReport {
   oauth_sign_ins?: number;
 }
 
-async function vaultStatus(dir: string): Promise<VaultStatusReport> {
+async function vaultStatus(dir: string, shared?: Store): Promise<VaultStatusReport> {
+  const where = shared ? { store: shared.where } : {};
   try {
-    const keyring = await openKeyring(dir);
-    const results = await ResultStore.open({ dataDir: dir, retentionMs: STATUS_RETENTION_MS, keyring });
-    const journal = await DetachedJournal.open({ dataDir: dir, retentionMs: STATUS_RETENTION_MS, keyring });
-    const secrets = await SecretStore.open({ dataDir: dir, keyring });
-    const oauth = await OAuthStore.open({ dataDir: dir, keyring });
+    // The local secrets vault has the machine's key; a team store has the team's (passphrase).
+    const keyring = await openKeyring(dir, process.env, shared);
+    const local = shared ? await openKeyring(dir) : keyring;
+    const inStore = shared ? { store: shared } : {};
+    const results = await ResultStore.open({ dataDir: dir, retentionMs: STATUS_RETENTION_MS, keyring, ...inStore });
+    const journal = await DetachedJournal.open({ dataDir: dir, retentionMs: STATUS_RETENTION_MS, keyring, ...inStore });
+    const secrets = await SecretStore.open({ dataDir: dir, keyring: local });
+    const oauth = await OAuthStore.open({ dataDir: dir, keyring, ...inStore });
     let signIns = 0;
     for (const server of await oauth.servers()) if ((await oauth.get(server))?.tokens) signIns++;
     return {
       dataDir: dir,
+      ...where,
       key: keyring.status,
       results: await results.stats(),
       detached: await journal.stats(),
@@ -127,7 +139,7 @@ async function vaultStatus(dir: string): Promise<VaultStatusReport> {
       oauth_sign_ins: signIns,
     };
   } catch (err) {
-    if (err instanceof VaultLockedError) return { dataDir: dir, locked: err.message };
+    if (err instanceof VaultLockedError) return { dataDir: dir, ...where, locked: err.message };
     throw err;
   }
 }

@@ -11,7 +11,8 @@ import { CliError, type CliIO } from "../../util/user-error.js";
 import { errorText } from "../../util/errors.js";
 import { createSession, Hub, type Session } from "../../gateway/index.js";
 import { followConfig, type Report } from "../reload.js";
-import { healthReport } from "./health.js";
+import { healthReport, StoreWatch, storeView } from "./health.js";
+import { fileStore } from "../../store/index.js";
 import { bodyTooLarge, createSessionTransport, type HttpSessionTransport } from "./transport/index.js";
 import { capConnections, checkingInterval } from "./connections.js";
 import { SessionTable } from "./sessions.js";
@@ -49,6 +50,8 @@ export interface HttpGateway {
   /** Stops accepting, waits for in-flight calls (bounded), then closes everything. */
   close(): Promise<void>;
 }
+
+const NO_PROXIES: readonly string[] = [];
 
 export function isLoopbackHost(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, "").toLowerCase();
@@ -120,7 +123,9 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
     server.requestTimeout = l.request_timeout;
     server.keepAliveTimeout = l.keep_alive_timeout;
   });
-  const caps = capConnections(server, limits, (m) => opts.log.warn(m));
+  // /healthz and the status page look at the store through this (at most once a second).
+  const storeWatch = new StoreWatch(opts.store ?? fileStore(opts.dataDir));
+  const caps = capConnections(server, limits, (m) => opts.log.warn(m), () => hub.config.trusted_proxies ?? NO_PROXIES);
 
   /** Host headers accepted, fixed once the port is known (requests only arrive after listen). */
   let hosts: Set<string> | undefined;
@@ -136,6 +141,7 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
   let boundPort: number | undefined;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!caps.admit(req, res)) return;
     const port = (boundPort ??= (server.address() as AddressInfo).port);
     hosts ??= allowedHosts(port);
     const host = (req.headers.host ?? "").toLowerCase();
@@ -146,7 +152,7 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
     }
     const path = (req.url ?? "/").split("?")[0] ?? "/";
     if (path === "/healthz") {
-      const health = healthReport(hub, sessions.size, draining);
+      const health = healthReport(hub, sessions.size, draining, storeView(await storeWatch.look()));
       res.writeHead(draining ? 503 : 200, { "content-type": "application/json" }).end(JSON.stringify(health));
       return;
     }
@@ -235,6 +241,7 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
     tokens,
     dataDir: opts.dataDir,
     ...(opts.store ? { store: opts.store } : {}),
+    storeHealth: () => storeWatch.look(),
     port,
     url: `http://${shownHost}:${port}/mcp`,
     ...(opts.configPath ? { configPath: opts.configPath } : {}),

@@ -6,6 +6,7 @@ import type { RecentCalls, RecentServerStats } from "../../telemetry/recent.js";
 import { VERSION } from "../../version.js";
 import { Scope, serverStatus, type AgentLimitState, type Hub, type ServerLimitState, type ServerStatus } from "../../gateway/index.js";
 import type { TokenStore } from "../tokens.js";
+import type { StoreProbe } from "../../store/index.js";
 import { lastLine, type ServerTimeline } from "./timeline.js";
 
 /** Who is looking: the operator (page session or anonymous loopback) or an agent's bearer token. */
@@ -28,6 +29,21 @@ export interface StatusSources {
   url: string;
   /** The config file enable/disable writes to; undefined when the daemon was started without one. */
   configPath?: string;
+  /** A look at the store, and where it is (the operator sees that). */
+  storeHealth?: () => Promise<StoreProbe & { following?: boolean }>;
+  storeWhere?: string;
+}
+
+/** The store card: kind, reachable, schema version, latency; where and the full error for the operator. */
+export interface StatusStore {
+  kind: "files" | "postgres";
+  reachable: boolean;
+  schema_version?: number;
+  latency_ms: number;
+  following?: boolean;
+  reason?: string;
+  where?: string;
+  problem?: string;
 }
 
 export interface Metrics {
@@ -116,6 +132,8 @@ export interface StatusDocument {
   agents: StatusAgent[];
   totals: Metrics;
   vault: { available: boolean; detail?: string; warning?: string; reason?: string };
+  /** Where the shared state is kept and whether it answers (the daemon's store). */
+  store?: StatusStore;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -210,6 +228,19 @@ export async function buildStatus(src: StatusSources, viewer: Viewer): Promise<S
   const vaultProblem = await hub.vaultProblem();
   const store = vaultProblem ? undefined : await hub.resultStore();
   const key = store?.keyStatus();
+  const probe = await src.storeHealth?.().catch(() => undefined);
+  const storeCard: StatusStore | undefined = probe
+    ? {
+        kind: probe.kind,
+        reachable: probe.reachable,
+        ...(probe.schema_version !== undefined ? { schema_version: probe.schema_version } : {}),
+        latency_ms: probe.latency_ms,
+        ...(probe.following !== undefined ? { following: probe.following } : {}),
+        ...(probe.reason !== undefined ? { reason: probe.reason } : probe.following === false ? { reason: "not hearing other replicas' changes (reconnecting)" } : {}),
+        ...(operator && src.storeWhere !== undefined ? { where: src.storeWhere } : {}),
+        ...(operator && probe.problem !== undefined ? { problem: probe.problem } : {}),
+      }
+    : undefined;
   const totals =
     viewer.kind === "agent"
       ? sumMetrics(servers.map((s) => src.recent.server(s.name)), windowMin)
@@ -231,6 +262,7 @@ export async function buildStatus(src: StatusSources, viewer: Viewer): Promise<S
       : vaultProblem
         ? { available: false, reason: vaultProblem }
         : { available: true, ...(key ? { detail: `key from ${key.source}: ${key.detail}` } : {}), ...(key?.warning ? { warning: key.warning } : {}) },
+    ...(storeCard ? { store: storeCard } : {}),
   };
 }
 

@@ -164,6 +164,17 @@ const SCRIPT = `
     if (v.warning || (v.detail && v.detail.length > 60)) el.className += " wide";
     return el;
   }
+  function storeCard(s) {
+    if (!s) return null;
+    var what = s.kind === "postgres" ? "PostgreSQL" : "data directory";
+    var detail = s.reachable
+      ? what + (s.schema_version !== undefined ? ", schema " + s.schema_version : "") + ", " + s.latency_ms + " ms" + (s.where ? " · " + s.where : "")
+      : (s.reason || "unreachable") + (s.problem ? ": " + s.problem : "");
+    var ok = s.reachable && !s.reason;
+    return card("Store", ok ? "reachable" : (s.reachable ? "degraded" : "unreachable"),
+      h("div", { cls: ok ? "muted" : "err", "data-store": "", text: detail }),
+      s.reachable && s.reason ? h("div", { cls: "warn", role: "note", text: s.reason }) : null);
+  }
   function refusedText(m) { return m.refused ? m.refused + " refused before reaching the server" : ""; }
 
   function render(d) {
@@ -193,7 +204,8 @@ const SCRIPT = `
         card("Error rate", pct(d.totals.error_rate), h("div", { cls: "muted", text: d.totals.errors + (d.totals.errors === 1 ? " error" : " errors") }),
           d.totals.refused ? h("div", { cls: "muted", text: refusedText(d.totals) + " (not counted)" }) : null),
         card("Latency p50 / p95", ms(d.totals.p50_ms) + " / " + ms(d.totals.p95_ms)),
-        vaultCard(d.vault)));
+        vaultCard(d.vault),
+        storeCard(d.store)));
 
     // One line per stdio server: how it is confined; the details (paths for the operator) on hover.
     function sandboxLine(b) {

@@ -11,7 +11,7 @@
 // Who may look: with no token ever created, loopback clients (the daemon refuses other binds
 // then); once tokens exist, a browser needs a session from a one-time link, and a script a bearer
 // token, which shows that agent's scope, read-only. Actions are the operator's: never by token.
-import type { Store } from "../../store/index.js";
+import type { Store, StoreProbe } from "../../store/index.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { RecentCalls } from "../../telemetry/recent.js";
 import { errorText } from "../../util/errors.js";
@@ -32,6 +32,8 @@ export interface StatusRoutesOptions {
   dataDir: string;
   /** The shared state in team mode (call records come from it). */
   store?: Store;
+  /** A look at the store (kind, reachable, schema version, latency), shared with /healthz. */
+  storeHealth?: () => Promise<StoreProbe & { following?: boolean }>;
   port: number;
   /** The daemon's MCP URL, shown on the page. */
   url: string;
@@ -76,6 +78,7 @@ export function createStatusRoutes(opts: StatusRoutesOptions): StatusRoutes {
     startedAt: Date.now(),
     url: opts.url,
     ...(opts.configPath ? { configPath: opts.configPath } : {}),
+    ...(opts.storeHealth ? { storeHealth: opts.storeHealth, storeWhere: opts.store?.where ?? opts.dataDir } : {}),
   };
   const build = (viewer: Viewer) => buildStatus(sources, viewer);
   const events = new StatusEvents(hub, build, (err) => hub.log.warn(`status page: ${errorText(err)}`));

@@ -5,9 +5,10 @@ import { DOC_LAYOUTS, BLOB_LAYOUTS, lockFile } from "./layout.js";
 import { FileDocs } from "./docs.js";
 import { FileBlobs } from "./blobs.js";
 import { FileLog } from "./log.js";
+import { stat, utimes } from "node:fs/promises";
 import { dirname } from "node:path";
-import { ensurePrivateDir, isPidAlive, withLockFile } from "./fsutil.js";
-import type { BlobSpace, DocSpace, LockName, LockOptions, Owner, Store, StoreHealth } from "../types.js";
+import { ensurePrivateDir, isErrno, isPidAlive, withLockFile } from "./fsutil.js";
+import type { BlobSpace, DocSpace, LockName, LockOptions, Owner, Store, StoreHealth, StoreProbe } from "../types.js";
 
 export class FileStore implements Store {
   readonly kind = "files" as const;
@@ -49,7 +50,7 @@ export class FileStore implements Store {
     return withLockFile(file, fn, opts);
   }
 
-  claim(_instance: string): void {
+  async claim(_instance: string): Promise<void> {
     // A process's pid says whether it runs: nothing to record.
   }
 
@@ -59,6 +60,26 @@ export class FileStore implements Store {
 
   health(): StoreHealth {
     return { ok: true, following: true };
+  }
+
+  /** The data directory is there (or not created yet: the first write creates it). */
+  async probe(): Promise<StoreProbe> {
+    const t0 = performance.now();
+    try {
+      await stat(this.dataDir);
+      return { kind: "files", reachable: true, latency_ms: Math.round((performance.now() - t0) * 10) / 10 };
+    } catch (err) {
+      const latency_ms = Math.round((performance.now() - t0) * 10) / 10;
+      if (isErrno(err, "ENOENT")) return { kind: "files", reachable: true, latency_ms };
+      const code = (err as NodeJS.ErrnoException).code ?? "error";
+      return { kind: "files", reachable: false, latency_ms, reason: `the data directory cannot be read (${code})`, problem: (err as Error).message };
+    }
+  }
+
+  async setModified(kind: "docs" | "blobs", space: DocSpace | BlobSpace, key: string, modified: number): Promise<void> {
+    const path = kind === "docs" ? this.docs(space as DocSpace).pathOf(key) : this.blobs(space as BlobSpace).localPath(key);
+    const at = new Date(modified);
+    await utimes(path, at, at);
   }
 
   async close(): Promise<void> {

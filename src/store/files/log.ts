@@ -139,6 +139,18 @@ export class FileLog implements AppendLog {
     return removed;
   }
 
+  async drop(segment: string): Promise<boolean> {
+    if (dayStartOfFile(segment, "calls") === undefined && dayStartOfFile(segment, "audit") === undefined) throw new Error(`invalid log segment ${JSON.stringify(segment)}`);
+    if (this.handle?.name === segment) await this.reset();
+    try {
+      await unlink(join(this.dir, segment));
+      return true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return false;
+      throw err;
+    }
+  }
+
   async reset(): Promise<void> {
     const h = this.handle;
     this.handle = undefined;

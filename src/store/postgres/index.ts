@@ -7,7 +7,7 @@
 import { hostname } from "node:os";
 import type { PoolClient } from "pg";
 import { StoreUnavailableError } from "../errors.js";
-import type { BlobSpace, DocSpace, LockName, LockOptions, Owner, Store, StoreHealth } from "../types.js";
+import type { BlobSpace, DocSpace, LockName, LockOptions, Owner, Store, StoreHealth, StoreProbe } from "../types.js";
 import { parseStoreUrl, redactStoreUrl } from "../url.js";
 import { PgBlobs } from "./blobs.js";
 import { Db, lockKey } from "./db.js";
@@ -21,9 +21,12 @@ export type { SchemaState } from "./migrations.js";
 
 /** The spaces read synchronously on hot paths (a token per request, a pin per call). */
 const MIRRORED: readonly DocSpace[] = ["tokens", "definitions", "oauth", "catalog"];
-const HEARTBEAT_MS = 5000;
-/** An instance whose heartbeat is older than this is taken to have died. */
-const DEAD_AFTER_MS = 20_000;
+/** An instance whose heartbeat is older than this is taken to have died (config `replica_timeout`). */
+export const DEAD_AFTER_MS = 20_000;
+/** The database's clock in ms since the epoch (heartbeats are stamped and aged by it). */
+const DB_NOW_MS = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
+/** Heartbeats come four times per dead-after period, at most every 5 s. */
+const heartbeatEvery = (deadAfterMs: number) => Math.max(50, Math.min(5000, Math.floor(deadAfterMs / 4)));
 
 export interface PgOpenOptions {
   url: string;
@@ -32,6 +35,8 @@ export interface PgOpenOptions {
   migrate?: boolean;
   /** Keep mirrors and the LISTEN connection (default true; one-shot CLI commands need neither). */
   follow?: boolean;
+  /** How long a replica's heartbeat may be silent before its pending work is given up (default 20 s). */
+  deadAfterMs?: number;
 }
 
 export class PgStore implements Store {
@@ -42,10 +47,13 @@ export class PgStore implements Store {
   private readonly claimed = new Set<string>();
   private follower: Follower | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
+  /** The schema version seen at open (or by the last probe). */
+  private schemaVersion: number | undefined;
 
   private constructor(
     readonly db: Db,
     readonly where: string,
+    readonly deadAfterMs: number,
   ) {}
 
   static async open(opts: PgOpenOptions): Promise<PgStore> {
@@ -54,7 +62,7 @@ export class PgStore implements Store {
     const password = opts.password ?? url.password;
     const config = { connectionString: url.connection, ...(password !== undefined ? { password } : {}), application_name: "mcphub" };
     const db = new Db(config, where);
-    const store = new PgStore(db, where);
+    const store = new PgStore(db, where, opts.deadAfterMs ?? DEAD_AFTER_MS);
     const log = opts.log ?? (() => undefined);
     try {
       const c = await db.connect();
@@ -141,35 +149,70 @@ export class PgStore implements Store {
     }
   }
 
-  claim(instance: string): void {
-    if (this.claimed.has(instance)) return;
+  private firstBeat: Promise<void> | undefined;
+
+  claim(instance: string): Promise<void> {
+    if (this.claimed.has(instance)) return this.firstBeat ?? Promise.resolve();
     this.claimed.add(instance);
-    void this.beat();
+    this.firstBeat = this.beat();
     if (!this.heartbeat) {
-      this.heartbeat = setInterval(() => void this.beat(), HEARTBEAT_MS);
+      this.heartbeat = setInterval(() => void this.beat(), heartbeatEvery(this.deadAfterMs));
       this.heartbeat.unref();
     }
+    return this.firstBeat;
   }
 
+  // Heartbeats are stamped and aged by the database's clock, never the replicas' own: two
+  // machines whose clocks differ by more than replica_timeout would otherwise take a live replica
+  // for dead (or a dead one for alive).
   private async beat(): Promise<void> {
-    const now = Date.now();
     for (const instance of this.claimed) {
       await this.db
-        .query("INSERT INTO mcphub_instances (instance, host, pid, heartbeat) VALUES ($1, $2, $3, $4) ON CONFLICT (instance) DO UPDATE SET heartbeat = EXCLUDED.heartbeat", [instance, hostname(), process.pid, now])
+        .query(`INSERT INTO mcphub_instances (instance, host, pid, heartbeat) VALUES ($1, $2, $3, ${DB_NOW_MS}) ON CONFLICT (instance) DO UPDATE SET heartbeat = EXCLUDED.heartbeat`, [instance, hostname(), process.pid])
         .catch(() => undefined); // the store is down: the next beat tries again
     }
   }
 
   async ownerAlive(owner: Owner): Promise<boolean> {
     if (this.claimed.has(owner.instance)) return true;
-    const rows = await this.db.query<{ heartbeat: string }>("SELECT heartbeat::text FROM mcphub_instances WHERE instance = $1", [owner.instance]);
-    const beat = rows[0] ? Number(rows[0].heartbeat) : undefined;
-    return beat !== undefined && Date.now() - beat < DEAD_AFTER_MS;
+    const rows = await this.db.query<{ age: string }>(`SELECT (${DB_NOW_MS} - heartbeat)::text AS age FROM mcphub_instances WHERE instance = $1`, [owner.instance]);
+    const age = rows[0] ? Number(rows[0].age) : undefined;
+    return age !== undefined && age < this.deadAfterMs;
   }
 
   health(): StoreHealth {
     const problem = this.db.problem;
     return { ok: problem === undefined, ...(problem !== undefined ? { problem } : {}), following: this.follower?.following ?? false };
+  }
+
+  /**
+   * One round trip: the schema version, timed. Bounded by `timeoutMs` (a host that drops packets
+   * would otherwise hold /healthz for the pool's connect timeout); never throws.
+   */
+  async probe(timeoutMs = 1000): Promise<StoreProbe> {
+    const t0 = performance.now();
+    const ms = () => Math.round((performance.now() - t0) * 10) / 10;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(Object.assign(new Error(`no answer within ${timeoutMs} ms`), { code: "PROBE_TIMEOUT" })), timeoutMs);
+    });
+    const look = this.db.pool.query<{ v: number | null }>("SELECT max(version) AS v FROM mcphub_schema");
+    look.catch(() => undefined); // a late failure after the timeout is nobody's
+    try {
+      const rows = (await Promise.race([look, timeout])).rows;
+      this.schemaVersion = rows[0]?.v ?? undefined;
+      return { kind: "postgres", reachable: true, ...(this.schemaVersion !== undefined ? { schema_version: this.schemaVersion } : {}), latency_ms: ms() };
+    } catch (err) {
+      const problem = this.db.wrap(err).message;
+      return { kind: "postgres", reachable: false, ...(this.schemaVersion !== undefined ? { schema_version: this.schemaVersion } : {}), latency_ms: ms(), reason: `PostgreSQL cannot be reached (${reasonOf(err)})`, problem };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async setModified(kind: "docs" | "blobs", space: DocSpace | BlobSpace, key: string, modified: number): Promise<void> {
+    const table = kind === "docs" ? "mcphub_docs" : "mcphub_blobs";
+    await this.db.query(`UPDATE ${table} SET modified = $3 WHERE space = $1 AND key = $2`, [space, key, Math.floor(modified)]);
   }
 
   /** Waits until the mirrors have applied every change heard so far (tests, export). */
@@ -186,4 +229,39 @@ export class PgStore implements Store {
     await this.follower?.stop();
     await this.db.close().catch(() => undefined);
   }
+}
+
+/** A few words for why PostgreSQL did not answer: no host names, no server text (safe for /healthz). */
+function reasonOf(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  const msg = err instanceof Error ? err.message : "";
+  switch (code) {
+    case "PROBE_TIMEOUT":
+      return msg;
+    case "ECONNREFUSED":
+      return "connection refused";
+    case "ENOTFOUND":
+    case "EAI_AGAIN":
+      return "host not found";
+    case "ETIMEDOUT":
+    case "EHOSTUNREACH":
+      return "no route or no answer";
+    case "ECONNRESET":
+    case "EPIPE":
+      return "connection lost";
+    case "57P01":
+    case "57P02":
+    case "57P03":
+      return "the server is shutting down or starting up";
+    case "28P01":
+    case "28000":
+      return "authentication failed";
+    case "3D000":
+      return "the database does not exist";
+    case "42P01":
+      return "the schema is not migrated";
+  }
+  if (/timeout/i.test(msg)) return "connection timeout";
+  if (/terminated|connection error/i.test(msg)) return "connection lost";
+  return typeof code === "string" ? `error ${code}` : "unreachable";
 }

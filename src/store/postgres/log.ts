@@ -52,6 +52,12 @@ export class PgLog implements AppendLog {
     return removed;
   }
 
+  async drop(segment: string): Promise<boolean> {
+    if (!parseSegmentName(segment)) throw new Error(`invalid log segment ${JSON.stringify(segment)}`);
+    const rows = await this.db.query<{ n: string }>("WITH gone AS (DELETE FROM mcphub_log WHERE segment = $1 RETURNING 1) SELECT count(*)::text AS n FROM gone", [segment]);
+    return Number(rows[0]?.n ?? 0) > 0;
+  }
+
   async reset(): Promise<void> {
     // Nothing is held open between appends.
   }
@@ -61,11 +67,14 @@ export class PgLog implements AppendLog {
   }
 }
 
-/** Rows after id `from`, in batches; `end` is the last id of the batch (where to resume). */
+/**
+ * Rows after id `from`, in batches; `end` is the last id of the batch (where to resume). Ordered
+ * by the column, not the `id::text` output (a bare ORDER BY id would sort "10" before "2").
+ */
 async function* readRows(db: Db, segment: string, from: number): AsyncGenerator<{ text: string; end: number }> {
   let after = from;
   for (;;) {
-    const rows = await db.query<{ id: string; lines: string }>("SELECT id::text, lines FROM mcphub_log WHERE segment = $1 AND id > $2 ORDER BY id LIMIT $3", [segment, after, BATCH_ROWS]);
+    const rows = await db.query<{ id: string; lines: string }>("SELECT id::text AS id, lines FROM mcphub_log WHERE segment = $1 AND id > $2 ORDER BY mcphub_log.id LIMIT $3", [segment, after, BATCH_ROWS]);
     if (rows.length === 0) return;
     after = Number(rows[rows.length - 1]?.id);
     yield { text: rows.map((r) => r.lines).join(""), end: after };

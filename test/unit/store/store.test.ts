@@ -162,6 +162,54 @@ describe.each(["files", "postgres"] as const)("the %s store", (kind) => {
     }
   });
 
+  it("probe answers kind, reachability and latency (PostgreSQL: the schema version); setModified keeps an age; a log segment drops whole", async (ctx) => {
+    if (kind === "postgres" && !pg) return ctx.skip(skip);
+    const store = await open(kind);
+    try {
+      const p = await store.probe();
+      expect(p).toMatchObject({ kind, reachable: true });
+      expect(p.latency_ms).toBeGreaterThanOrEqual(0);
+      if (kind === "postgres") expect(p.schema_version).toBe(MIGRATIONS.at(-1)?.version);
+      const old = Date.UTC(2026, 0, 2, 3, 4, 5, 6);
+      await store.docs("catalog").put("srv", Buffer.from("{}"));
+      await store.setModified("docs", "catalog", "srv", old);
+      expect((await store.docs("catalog").list()).find((e) => e.key === "srv")?.modified).toBe(old);
+      expect(await store.docs("catalog").removeIfOlder("srv", old + 1)).toBe(true);
+      const w = await store.blobs("results").create("call_aged");
+      await w.write([Buffer.from("sealed")]);
+      await w.commit();
+      await store.setModified("blobs", "results", "call_aged", old);
+      expect((await store.blobs("results").stat("call_aged"))?.modified).toBe(old);
+      const log = store.log();
+      const seg = dayFileName(Date.UTC(2026, 0, 2));
+      await log.append(seg, ["{}\n"]);
+      expect(await log.drop(seg)).toBe(true);
+      expect(await log.drop(seg)).toBe(false);
+      expect((await log.segments("calls")).map((x) => x.name)).not.toContain(seg);
+      await expect(log.drop("../etc/passwd")).rejects.toThrow(/invalid log segment/);
+      await log.close();
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("logs: many appends to one day read back in the order they were written (past ten rows, past one batch)", async (ctx) => {
+    if (kind === "postgres" && !pg) return ctx.skip(skip);
+    const store = await open(kind);
+    const log = store.log();
+    try {
+      const seg = dayFileName(Date.UTC(2026, 0, 3));
+      const lines = Array.from({ length: 1200 }, (_, i) => `{"n":${i}}\n`);
+      for (let i = 0; i < lines.length; i += 2) await log.append(seg, lines.slice(i, i + 2));
+      let text = "";
+      for await (const b of (await log.segments("calls")).find((x) => x.name === seg)?.read(0) ?? []) text += b.text;
+      expect(text).toBe(lines.join(""));
+    } finally {
+      await log.close();
+      await store.close();
+    }
+  }, 60_000);
+
   it("a named lock excludes across stores", async (ctx) => {
     if (kind === "postgres" && !pg) return ctx.skip(skip);
     const dataDir = tempDir();
@@ -307,6 +355,11 @@ describe("PostgreSQL only", () => {
       expect(String((err as Error).message)).toMatch(/cannot be reached/);
       expect(String((err as Error).message)).not.toMatch(/password/i);
       await until(() => !b.health().following, "the follower to notice");
+      // The probe says so in a few words, fast, without throwing (what /healthz shows).
+      const down = await a.probe(1000);
+      expect(down).toMatchObject({ kind: "postgres", reachable: false });
+      expect(down.reason).toMatch(/^PostgreSQL cannot be reached \(/);
+      expect(down.latency_ms).toBeLessThan(1500);
       pg.start();
       await until(async () => (await a.docs("detached").get("x").then(() => true, () => false)), "queries to work again");
       await until(() => b.health().following, "the follower to reconnect");
