@@ -23,22 +23,18 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import YAML from "yaml";
-import { BIN, ROOT, isolatedEnv, numberFlag } from "./setup.js";
+import { BIN, ROOT, isolatedEnv, numberFlag, stringFlag } from "./setup.js";
 
 const ECHO = join(ROOT, "test/fixtures/echo.mjs");
 const PEER = "mcp-hub@4.2.1";
 
 const argv = process.argv.slice(2);
-const option = (name: string) => {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 ? argv[i + 1] : undefined;
-};
 const CALLS = numberFlag("calls", 2000);
 const ROUNDS = numberFlag("rounds", 3);
 const CONCURRENCY = numberFlag("concurrency", 16);
 const WARMUP = numberFlag("warmup", 4000);
-const ONLY = option("only")?.split(",");
-const PROFILE_DIR = option("profile") ? resolve(option("profile") as string) : undefined;
+const ONLY = stringFlag("only")?.split(",");
+const PROFILE_DIR = stringFlag("profile") ? resolve(stringFlag("profile") as string) : undefined;
 const AGENT_ROUNDS = numberFlag("agents-rounds", 2);
 const CLK_TCK = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
 

@@ -21,7 +21,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import YAML from "yaml";
-import { BIN, ROOT, isolatedEnv, numberFlag } from "./setup.js";
+import { BIN, ROOT, isolatedEnv, numberFlag, stringFlag } from "./setup.js";
 
 const ECHO = join(ROOT, "test/fixtures/echo.mjs");
 const CALLS = numberFlag("calls", 3000);
@@ -29,10 +29,10 @@ const ROUNDS = numberFlag("rounds", 3);
 const CONCURRENCY = numberFlag("concurrency", 16);
 const WARMUP = numberFlag("warmup", 2000);
 /** `--only off,tracing`: just these gateways (profiling); `--cpu-prof DIR`: each gateway writes a V8 CPU profile there at exit. */
-const ONLY = flag("only")?.split(",");
-const CPU_PROF = flag("cpu-prof");
+const ONLY = stringFlag("only")?.split(",");
+const CPU_PROF = stringFlag("cpu-prof");
 /** `--compare DIR`: another checkout's build (say, main's) runs the same gateways side by side, as "before". */
-const COMPARE = flag("compare");
+const COMPARE = stringFlag("compare");
 const CLK_TCK = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
 
 const home = mkdtempSync(join(tmpdir(), "mcphub-bench-ops-"));
@@ -96,11 +96,6 @@ async function gateway(key: string, label: string, opts: { metrics: boolean; otl
   const metricsUrl = opts.metrics ? `http://127.0.0.1:${port}/metrics` : undefined;
   if (metricsUrl && !(await fetch(metricsUrl)).ok) throw new Error(`${label}: no metrics port (${err})`);
   return { key, label, client, pid: transport.pid as number, ...(metricsUrl ? { metricsUrl } : {}) };
-}
-
-function flag(name: string): string | undefined {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : undefined;
 }
 
 function cpuSeconds(pid: number): number {

@@ -40,15 +40,10 @@ import { haproxyConfig, haproxyMissing } from "../test/helpers/haproxy.js";
 import { startPostgres, type Postgres } from "../test/helpers/postgres.js";
 import { freePort } from "../test/helpers/servers.js";
 import { descendants } from "./proc.js";
-import { BIN, ROOT, isolatedEnv, numberFlag } from "./setup.js";
+import { BIN, ROOT, isolatedEnv, numberFlag, stringFlag } from "./setup.js";
 
 const ECHO = join(ROOT, "test/fixtures/echo.mjs");
 const RECORDER = join(ROOT, "test/fixtures/recorder.mjs");
-const argv = process.argv.slice(2);
-const option = (name: string) => {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 ? argv[i + 1] : undefined;
-};
 const CALLS = numberFlag("calls", 1500);
 const ROUNDS = numberFlag("rounds", 3);
 const CONCURRENCY = numberFlag("concurrency", 16);
@@ -57,7 +52,7 @@ const WARMUP = numberFlag("warmup", 1500);
 const STORE_ROUNDS = numberFlag("store-rounds", 5);
 const RECEIPT_ROUNDS = numberFlag("receipt-rounds", 3);
 const SIZE = Math.round(numberFlag("size-mb", 10) * 1_000_000);
-const ONLY = option("only")?.split(",");
+const ONLY = stringFlag("only")?.split(",");
 const PASSPHRASE = "bench-team-passphrase-not-a-secret";
 const CLK_TCK = 100;
 const PAGE = 64 * 1024;
