@@ -24,9 +24,10 @@ const CATALOG_SERVER = join(ROOT, "test/fixtures/catalog-server.mjs");
 const LIVEMCPBENCH = resolve(ROOT, "bench/data/livemcpbench/catalog.jsonl");
 
 const argv = process.argv.slice(2);
-const CALLS = numberFlag("calls", 3000);
+const CALLS = numberFlag("calls", 8000);
 const CONCURRENCY = numberFlag("concurrency", 16);
-const ROUNDS = Math.max(1, numberFlag("rounds", 6));
+const ROUNDS = Math.max(1, numberFlag("rounds", 8));
+const WARMUP = Math.max(0, numberFlag("warmup", 3000));
 const baseAt = argv.indexOf("--base");
 const BASE_BIN = baseAt >= 0 && argv[baseAt + 1] ? join(resolve(argv[baseAt + 1] as string), "bin/mcphub.js") : undefined;
 
@@ -50,7 +51,7 @@ async function connect(command: string, args: string[]): Promise<Client> {
   return client;
 }
 
-/** CPU time (user + system, ms) a process has used so far; undefined off Linux. */
+/** CPU time (user + system, ms) a process has used so far, all its threads; undefined off Linux. */
 function cpuMs(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;
   try {
@@ -64,22 +65,47 @@ function cpuMs(pid: number | undefined): number | undefined {
 /** USER_HZ: 100 on every Linux we run on. */
 const CLOCK_TICKS = 100;
 
+/**
+ * The main (JavaScript) thread's time on a CPU and time runnable but waiting for one, in ms
+ * (/proc/PID/task/PID/schedstat, nanoseconds; Linux only). The wait is what a loaded machine adds
+ * to a process's latency without adding to its CPU.
+ */
+function mainThread(pid: number | undefined): { run: number; wait: number } | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const [run, wait] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, "utf8").trim().split(" ").map(Number);
+    return { run: (run as number) / 1e6, wait: (wait as number) / 1e6 };
+  } catch {
+    return undefined;
+  }
+}
+
 interface Target {
   label: string;
   client: Client;
   call: (i: number) => Promise<unknown>;
 }
 
+/** One round of one row. */
+interface Round {
+  p50: number;
+  rate: number;
+  /** µs per call: the middle process's CPU (all threads), its main thread's run and run-queue wait. */
+  cpu: number | undefined;
+  run: number | undefined;
+  wait: number | undefined;
+}
+
 interface Result {
   label: string;
   mode: string;
+  /** Whole run: every measured call's latency, and calls over the measured time. */
   p50: number;
   p99: number;
   rate: number;
-  /** µs of the middle process's CPU per call (undefined for the direct row or off Linux). */
+  /** µs of the middle process's CPU per call, whole run (undefined for the direct row or off Linux). */
   cpuPerCall: number | undefined;
-  /** Per round: p50 ms and calls/s, for the per-round ratios. */
-  rounds: { p50: number; rate: number }[];
+  rounds: Round[];
 }
 
 function quantile(sorted: number[], q: number): number {
@@ -90,15 +116,19 @@ interface Tally {
   lat: number[];
   ms: number;
   cpu: number | undefined;
-  rounds: { p50: number; rate: number }[];
+  rounds: Round[];
 }
 
-/** One round of one row: `calls` calls, `concurrency` at a time. */
-async function round(t: Target, tally: Tally, calls: number, concurrency: number, direct: boolean): Promise<void> {
+/** Idle time after each round, so work a process does once its calls are answered (a telemetry batch, a collection) lands in its own round, not in the next row's. */
+const SETTLE_MS = 40;
+
+/** One round of one row: `calls` calls, `concurrency` at a time; without a tally it is a warm-up. */
+async function round(t: Target, tally: Tally | undefined, calls: number, concurrency: number, direct: boolean): Promise<void> {
   const lat: number[] = [];
   let next = 0;
   const pid = direct ? undefined : pids.get(t.client);
   const cpu0 = cpuMs(pid);
+  const th0 = mainThread(pid);
   const start = performance.now();
   const worker = async () => {
     for (;;) {
@@ -111,23 +141,51 @@ async function round(t: Target, tally: Tally, calls: number, concurrency: number
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
   const ms = performance.now() - start;
+  // The process's CPU is read after the settle time: what it does after its last answer is its own.
+  await new Promise((res) => setTimeout(res, SETTLE_MS));
+  if (!tally) return;
   const cpu1 = cpuMs(pid);
+  const th1 = mainThread(pid);
   tally.ms += ms;
   tally.lat.push(...lat);
   tally.cpu = cpu0 === undefined || cpu1 === undefined ? undefined : (tally.cpu ?? 0) + (cpu1 - cpu0);
   lat.sort((a, b) => a - b);
-  tally.rounds.push({ p50: quantile(lat, 0.5), rate: (calls / ms) * 1000 });
+  const per = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? undefined : ((b - a) * 1000) / calls);
+  tally.rounds.push({
+    p50: quantile(lat, 0.5),
+    rate: (calls / ms) * 1000,
+    cpu: per(cpu0, cpu1),
+    run: per(th0?.run, th1?.run),
+    wait: per(th0?.wait, th1?.wait),
+  });
 }
 
-/** Every row, CALLS calls each, in ROUNDS rounds taken in turn (the order rotating). */
+/**
+ * The order of the rows in round `r`: rotated by r, and reversed in every other round. Over the
+ * rounds each row takes every place equally often and follows a different row each time, so
+ * neither drifting load nor what one row leaves behind (its process still finishing work, the
+ * client's garbage) falls on the same row every round.
+ */
+export function roundOrder(rows: number, r: number): number[] {
+  const order = Array.from({ length: rows }, (_, k) => (k + r) % rows);
+  return r % 2 === 1 ? order.reverse() : order;
+}
+
+/**
+ * Every row, CALLS calls each, in ROUNDS rounds taken in turn. First a warm-up round of WARMUP
+ * calls per row at the same concurrency, in the same alternation, discarded: V8 compiles the hot
+ * path over the first few thousand calls (its compiler threads show in every process's CPU), and
+ * a round that catches that would measure the compiler.
+ */
 async function measure(rows: Target[], concurrency: number): Promise<Result[]> {
-  // Warm up: JIT, connection setup and the gateway's server readiness.
-  for (const t of rows) for (let i = 0; i < 100; i++) await t.call(i);
+  for (const j of roundOrder(rows.length, 0)) {
+    const t = rows[j] as Target;
+    await round(t, undefined, WARMUP, concurrency, true);
+  }
   const tallies = rows.map((): Tally => ({ lat: [], ms: 0, cpu: undefined, rounds: [] }));
   const per = Math.ceil(CALLS / ROUNDS);
   for (let r = 0; r < ROUNDS; r++) {
-    for (let k = 0; k < rows.length; k++) {
-      const j = (k + r) % rows.length;
+    for (const j of roundOrder(rows.length, r)) {
       const t = rows[j] as Target;
       await round(t, tallies[j] as Tally, per, concurrency, t.label.startsWith("(a)"));
     }
@@ -153,10 +211,23 @@ function median(xs: number[]): number {
   return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
 }
 
+/** "median (min-max)" of the rounds' values, or "-" when there are none. */
+function spread(xs: (number | undefined)[], digits: number): string {
+  const v = xs.filter((x): x is number => x !== undefined && Number.isFinite(x));
+  if (v.length === 0) return "-";
+  return `${median(v).toFixed(digits)} (${Math.min(...v).toFixed(digits)}-${Math.max(...v).toFixed(digits)})`;
+}
+
 /** Median over rounds of c's value over b's in the same round, and the range. */
-function perRound(c: Result, b: Result, pick: (r: { p50: number; rate: number }) => number): string {
-  const ratios = c.rounds.map((r, i) => pick(r) / pick(b.rounds[i] as { p50: number; rate: number }));
-  return `${median(ratios).toFixed(2)} (${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)})`;
+function perRound(c: Result, b: Result, pick: (r: Round) => number | undefined): string {
+  return spread(
+    c.rounds.map((r, i) => {
+      const x = pick(r);
+      const y = pick(b.rounds[i] as Round);
+      return x === undefined || y === undefined ? undefined : x / y;
+    }),
+    2,
+  );
 }
 
 async function waitForEcho(client: Client, tool: string, args: (i: number) => Record<string, unknown>) {
@@ -257,38 +328,47 @@ function pad(s: string, n: number): string {
 }
 
 async function main() {
-  console.log(`proxy overhead: ${CALLS} echo calls per row in ${ROUNDS} rounds, node ${process.version}, ${new Date().toISOString()}, load ${loadavg().map((l) => l.toFixed(1)).join(" ")}`);
+  console.log(
+    `proxy overhead: ${CALLS} echo calls per row in ${ROUNDS} rounds after ${WARMUP} warm-up calls, node ${process.version}, ${new Date().toISOString()}, load ${loadavg().map((l) => l.toFixed(1)).join(" ")}`,
+  );
   const results = await proxyOverhead();
-  console.log(`\n${pad("path", 28)}${pad("mode", 14)}${pad("p50 ms", 10)}${pad("p99 ms", 10)}${pad("calls/s", 10)}CPU µs/call`);
+  console.log(`\nper row: the median (min-max) over the ${ROUNDS} rounds; p99 and CPU over the whole run; main thread = the middle process's JS thread, on a CPU and waiting for one`);
+  console.log(
+    `${pad("path", 28)}${pad("mode", 14)}${pad("p50 ms", 22)}${pad("calls/s", 20)}${pad("p99 ms", 9)}${pad("CPU µs/call", 13)}${pad("main run µs", 18)}main wait µs`,
+  );
   for (const r of results) {
     const cpu = r.cpuPerCall === undefined ? "-" : r.cpuPerCall.toFixed(0);
-    console.log(`${pad(r.label, 28)}${pad(r.mode, 14)}${pad(r.p50.toFixed(3), 10)}${pad(r.p99.toFixed(3), 10)}${pad(r.rate.toFixed(0), 10)}${cpu}`);
+    console.log(
+      `${pad(r.label, 28)}${pad(r.mode, 14)}${pad(spread(r.rounds.map((x) => x.p50), 3), 22)}${pad(spread(r.rounds.map((x) => x.rate), 0), 20)}${pad(r.p99.toFixed(2), 9)}${pad(cpu, 13)}${pad(spread(r.rounds.map((x) => x.run), 0), 18)}${spread(r.rounds.map((x) => x.wait), 0)}`,
+    );
   }
-  console.log(`\nratio vs (b) bare forwarder: whole run, and the median (range) of the ${ROUNDS} per-round ratios`);
-  console.log(`${pad("path", 28)}${pad("mode", 14)}${pad("p50 c/b", 10)}${pad("per round", 18)}${pad("thru c/b", 10)}${pad("per round", 18)}CPU c/b`);
+  const ratioTable = (title: string, pairs: [string, string, Result, Result][]) => {
+    console.log(`\n${pad(title, 28)}${pad("mode", 14)}${pad("p50 per round", 18)}${pad("whole", 7)}${pad("thru per round", 18)}${pad("whole", 7)}${pad("CPU", 6)}main run per round`);
+    for (const [label, mode, c, b] of pairs) {
+      const cpu = c.cpuPerCall !== undefined && b.cpuPerCall ? (c.cpuPerCall / b.cpuPerCall).toFixed(2) : "-";
+      console.log(
+        `${pad(label, 28)}${pad(mode, 14)}${pad(perRound(c, b, (r) => r.p50), 18)}${pad((c.p50 / b.p50).toFixed(2), 7)}${pad(perRound(c, b, (r) => r.rate), 18)}${pad((c.rate / b.rate).toFixed(2), 7)}${pad(cpu, 6)}${perRound(c, b, (r) => r.run)}`,
+      );
+    }
+  };
+  console.log(`\nratios: the median (min-max) of the ${ROUNDS} per-round ratios (each round's rows ran back to back), and the whole-run ratio`);
+  const vsForwarder: [string, string, Result, Result][] = [];
   for (const mode of [...new Set(results.map((r) => r.mode))]) {
     const b = results.find((r) => r.mode === mode && r.label.startsWith("(b)"));
     if (!b) continue;
-    for (const c of results.filter((r) => r.mode === mode && (r.label.startsWith("(c)") || r.label.startsWith("(d)")))) {
-      const cpu = c.cpuPerCall !== undefined && b.cpuPerCall ? (c.cpuPerCall / b.cpuPerCall).toFixed(2) : "-";
-      console.log(
-        `${pad(c.label, 28)}${pad(mode, 14)}${pad((c.p50 / b.p50).toFixed(2), 10)}${pad(perRound(c, b, (r) => r.p50), 18)}${pad((c.rate / b.rate).toFixed(2), 10)}${pad(perRound(c, b, (r) => r.rate), 18)}${cpu}`,
-      );
-    }
+    for (const c of results.filter((r) => r.mode === mode && (r.label.startsWith("(c)") || r.label.startsWith("(d)")))) vsForwarder.push([c.label, mode, c, b]);
   }
+  ratioTable("vs (b) bare forwarder", vsForwarder);
   if (BASE_BIN) {
-    console.log(`\n${pad("this build (c) vs base (d)", 28)}${pad("mode", 14)}${pad("p50 c/d", 10)}${pad("per round", 18)}${pad("thru c/d", 10)}${pad("per round", 18)}CPU c/d`);
+    const vsBase: [string, string, Result, Result][] = [];
     for (const mode of [...new Set(results.map((r) => r.mode))]) {
       for (const kind of ["lazy call_tool", "expose all"]) {
         const c = results.find((r) => r.mode === mode && r.label === `(c) mcphub ${kind}`);
         const d = results.find((r) => r.mode === mode && r.label === `(d) base ${kind}`);
-        if (!c || !d) continue;
-        const cpu = c.cpuPerCall !== undefined && d.cpuPerCall ? (c.cpuPerCall / d.cpuPerCall).toFixed(2) : "-";
-        console.log(
-          `${pad(kind, 28)}${pad(mode, 14)}${pad((c.p50 / d.p50).toFixed(2), 10)}${pad(perRound(c, d, (r) => r.p50), 18)}${pad((c.rate / d.rate).toFixed(2), 10)}${pad(perRound(c, d, (r) => r.rate), 18)}${cpu}`,
-        );
+        if (c && d) vsBase.push([kind, mode, c, d]);
       }
     }
+    ratioTable("this build (c) vs base (d)", vsBase);
   }
   const ads = await advertisedBytes();
   console.log(`\n${pad("tools/list JSON bytes", 52)}${pad("run 1", 10)}run 2`);
