@@ -25,9 +25,26 @@ export interface TelemetryOptions {
   retentionDays?: number;
 }
 
+/**
+ * A queued line. A call record is kept as it came and encoded when its batch is written (off the
+ * call's path: record() runs before the call's answer goes out); an audit record is encoded at
+ * once (a malformed one is refused there, and counted).
+ */
 interface Pending {
-  file: string;
-  line: string;
+  file: string | undefined;
+  line: string | undefined;
+  call: CallRecord | undefined;
+}
+
+/** The record's day file and line, encoding it now if it was queued as a record. */
+function encoded(p: Pending): { file: string; line: string } {
+  if (p.file === undefined || p.line === undefined) {
+    const r = p.call as CallRecord;
+    p.file = dayFileName(r.ts);
+    p.line = encodeRecord(r);
+    p.call = undefined;
+  }
+  return p as { file: string; line: string };
 }
 
 export class Telemetry {
@@ -65,10 +82,7 @@ export class Telemetry {
   }
 
   record(r: CallRecord): void {
-    this.enqueue(() => {
-      const ts = Number.isFinite(r.ts) && r.ts > 0 ? r.ts : Date.now();
-      return { file: dayFileName(ts), line: encodeRecord({ ...r, ts }) };
-    });
+    this.enqueue(() => ({ file: undefined, line: undefined, call: Number.isFinite(r.ts) && r.ts > 0 ? r : { ...r, ts: Date.now() } }));
   }
 
   /** Hears every audit record as it is written (the metrics count guardrail events). */
@@ -87,7 +101,7 @@ export class Telemetry {
       const ts = Number.isFinite(r.ts) && r.ts > 0 ? r.ts : Date.now();
       const line = encodeAudit({ ...r, ts });
       if (line === undefined) throw new Error("not an audit record");
-      return { file: auditFileName(ts), line };
+      return { file: auditFileName(ts), line, call: undefined };
     });
   }
 
@@ -155,13 +169,13 @@ export class Telemetry {
 
   private async drain(): Promise<void> {
     while (this.queue.length > 0) {
-      const first = this.queue[0] as Pending;
+      const first = encoded(this.queue[0] as Pending);
       let n = 0;
       let bytes = 0;
       const lines: string[] = [];
       // One batch = consecutive lines for the same day file, bounded in size.
       while (n < this.queue.length) {
-        const p = this.queue[n] as Pending;
+        const p = encoded(this.queue[n] as Pending);
         if (p.file !== first.file || (n > 0 && bytes + p.line.length > MAX_BATCH_BYTES)) break;
         lines.push(p.line);
         bytes += p.line.length;

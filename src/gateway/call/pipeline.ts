@@ -41,6 +41,9 @@ export const STAGES = [
 
 export type StageName = (typeof STAGES)[number][0];
 
+/** The stages from each one to the end, built once: every call runs one of these lists. */
+const FROM = new Map<StageName, readonly (readonly [StageName, Stage])[]>(STAGES.map(([name], i) => [name, STAGES.slice(i)]));
+
 /**
  * A fresh context for a call request (nothing found yet). Every field is set here, in one order,
  * so every context has the same shape and the stages' property reads stay monomorphic: a context
@@ -102,7 +105,7 @@ export async function runCall(ctx: CallContext, from: StageName = "locate"): Pro
   const trace = ctx.trace;
   let span: StageSpan | undefined;
   try {
-    for (const [name, stage] of STAGES.slice(STAGES.findIndex(([name]) => name === from))) {
+    for (const [name, stage] of FROM.get(from) ?? STAGES) {
       // A stage's span is started and ended here, with the request's span as its explicit parent.
       const traced = trace ? TRACED[name] : undefined;
       const waited = ctx.waitMs;

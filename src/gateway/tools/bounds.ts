@@ -4,7 +4,7 @@
 // that is over the budget is stored like an oversized tool result and answered with a receipt
 // (or, when the shared store cannot be reached, with an error that says so).
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { jsonByteLength, jsonPieces } from "../../util/json/stream.js";
+import { jsonByteLength, jsonPieces, jsonTextOf } from "../../util/json/stream.js";
 import { clipUtf8 } from "../../util/text.js";
 import { StoreUnavailableError } from "../../store/index.js";
 import { unreachableStore } from "../call/finalize.js";
@@ -68,11 +68,21 @@ export function checkArgumentBounds(tool: ManagementTool, raw: unknown): void {
  * helpers take the text when there is no structuredContent). Still over, it (a downstream's error
  * result included) is stored in the vault and replaced by a receipt owned by this agent.
  */
+/**
+ * The reply's JSON size. call_tool answers with the downstream's result object itself, which the
+ * call's finalize stage has just measured: its text is kept (jsonTextOf) and is exactly what the
+ * transport will send, so it is measured from that text instead of being serialised again.
+ */
+function measuredBytes(reply: CallToolResult): number {
+  const text = jsonTextOf(reply);
+  return text !== undefined ? Buffer.byteLength(text, "utf8") : jsonByteLength(reply);
+}
+
 export async function boundReply(ctx: ToolContext, tool: ManagementTool, reply: CallToolResult): Promise<CallToolResult> {
   if (isOwnError(reply)) return clipError(reply, ctx.hub.config.response_budget);
   const budget = receiptBudget(ctx.hub.config);
   if (budget === undefined || tool === "get_result") return reply;
-  if (jsonByteLength(reply) <= budget) return reply;
+  if (measuredBytes(reply) <= budget) return reply;
   const single = sentOnce(reply);
   if (single && jsonByteLength(single) <= budget) return single;
   if (tool === "list_servers" && single) return shrinkServerList(single, budget);
