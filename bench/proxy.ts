@@ -1,15 +1,28 @@
 // Proxy overhead and advertised bytes, side by side in one run.
-//   npx tsx bench/proxy.ts [--calls 3000] [--concurrency 16] [--rounds 6] [--base DIR]
+//   npx tsx bench/proxy.ts [--calls 8000] [--rounds 8] [--warmup 3000] [--concurrency 16] [--base DIR]
 // One echo tool is called sequentially and with N calls in flight: (a) directly, (b) through a
 // bare SDK pass-through forwarder, (c) through mcphub in lazy mode (mcphub_call_tool) and in
-// expose-all mode (the mounted tool). The calls of each row are split into rounds, and the rows
-// take turns round by round (the order rotating), so load that drifts during the run (the machine
-// is shared) hits every row alike; the ratio table gives the median of the per-round ratios. CPU
-// per call is the middle process's own (utime + stime from /proc, Linux), which load changes far
-// less than latency. Then the JSON size of tools/list in lazy mode and in expose all over the
-// LiveMCPBench catalogue, twice each, to show byte-identity across runs.
+// expose-all mode (the mounted tool). What keeps the comparison fair:
+//  - a warm-up round per row and mode (--warmup calls, discarded) at the measured concurrency:
+//    V8 compiles the hot path over the first few thousand calls (its compiler threads show in
+//    every process's CPU), and 100 calls left that compilation inside the first measured rounds;
+//  - the calls of each row are split into rounds and the rows take turns round by round, the
+//    order rotated each round and reversed every other round: each row takes every place equally
+//    often and follows a different row each time, so drifting load (the machine is shared) and
+//    what one row leaves behind do not fall on the same row every round;
+//  - a 40 ms pause after each round, so work a process does after its last answer (a telemetry
+//    batch, a collection) runs before the next row starts; its CPU is read after the pause and
+//    is billed to its own round;
+//  - per row, the median (min-max) over rounds; ratios are the median (min-max) of per-round
+//    ratios (the rows of one round ran back to back, under the same load), and the whole-run
+//    ratio beside them.
+// CPU per call is the middle process's own (utime + stime from /proc, all its threads), which
+// load changes far less than latency; "main run" and "main wait" are its JavaScript thread's
+// time on a CPU and time runnable but waiting for one (/proc/PID/task/PID/schedstat): the wait is
+// what a loaded machine adds to latency without adding CPU. Then the JSON size of tools/list in
+// lazy mode and in expose all over the LiveMCPBench catalogue, twice each, to show byte-identity.
 // --base DIR adds (d) rows: the same two gateway paths run by another built checkout (DIR/bin/
-// mcphub.js, e.g. main before a refactor), measured in the same run, and a (c)/(d) ratio table.
+// mcphub.js, e.g. main before a change), measured in the same rounds, and a (c)/(d) ratio table.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -166,7 +179,7 @@ async function round(t: Target, tally: Tally | undefined, calls: number, concurr
  * neither drifting load nor what one row leaves behind (its process still finishing work, the
  * client's garbage) falls on the same row every round.
  */
-export function roundOrder(rows: number, r: number): number[] {
+function roundOrder(rows: number, r: number): number[] {
   const order = Array.from({ length: rows }, (_, k) => (k + r) % rows);
   return r % 2 === 1 ? order.reverse() : order;
 }

@@ -195,6 +195,7 @@ export class Hub {
         catalog: this.catalog,
         ensureListing: (server, signal) => this.ensureListing(server, signal),
         ensureLive: (server, signal) => this.ensureLive(server, signal),
+        isLive: (server) => this.isLive(server),
         waitForPending: (view, signal) => this.waitForPending(view, signal),
         command: (args) => this.operatorCommand(args),
       },
@@ -424,8 +425,13 @@ export class Hub {
    */
   ensureLive(server: string, signal?: AbortSignal): Promise<void> | undefined {
     // Every call through call_tool asks: a server that is up answers without a promise to wait on.
-    if (this.catalog.listingOf(server)?.source === "live" && this.supervisor.isConnected(server)) return undefined;
+    if (this.isLive(server)) return undefined;
     return this.waitLive(server, signal);
+  }
+
+  /** The server is connected and its listing is live (no start, no wait needed for a call). */
+  isLive(server: string): boolean {
+    return this.catalog.listingOf(server)?.source === "live" && this.supervisor.isConnected(server);
   }
 
   /** Called after a reload was applied (sessions re-check what they advertise). */

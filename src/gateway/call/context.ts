@@ -35,6 +35,8 @@ export interface ServerAccess {
   ensureListing(server: string, signal?: AbortSignal): Promise<void>;
   /** Starts the server when needed and waits (bounded) until its listing is live; undefined when it is live already. */
   ensureLive(server: string, signal?: AbortSignal): Promise<void> | undefined;
+  /** Whether the server is up with a live listing (what ensureLive answers undefined for), without starting anything. */
+  isLive(server: string): boolean;
   /** Waits (bounded) for in-scope servers whose tools are not known yet; true when any became ready. */
   waitForPending(view: AgentView, signal?: AbortSignal): Promise<boolean>;
   /** The CLI command an operator runs (`mcphub [--config X] ARGS`), for the fixes errors name. */

@@ -41,7 +41,42 @@ function waited<T>(clock: WaitClock | undefined, p: Promise<T>): Promise<T> {
   });
 }
 
-export async function locate(ctx: CallContext): Promise<CallOutcome | undefined> {
+/**
+ * Nearly every call names a tool the agent may call on a server that is up: found here without
+ * a promise (two async layers and their hops on every call). Anything else (a server to start or
+ * wait for, a name to resolve, a conflict, a refusal to word) is left to the full lookup below,
+ * which answers the same for the cases this takes.
+ */
+function locateNow(ctx: CallContext): CatalogEntry | undefined {
+  const { servers } = ctx.ports;
+  const view = ctx.view;
+  const target = ctx.target;
+  if (target.kind === "published") {
+    const entry = view.toolMounts().byPublished.get(target.name)?.item;
+    return entry && servers.catalog.listingOf(entry.server)?.source === "live" ? entry : undefined;
+  }
+  if (target.server === undefined) {
+    const mounts = view.toolMounts();
+    const hit = mounts.byPublished.get(target.tool);
+    if (hit) return servers.catalog.listingOf(hit.item.server)?.source === "live" ? hit.item : undefined;
+    if (mounts.conflicts.has(target.tool)) return undefined;
+  }
+  const ref = target.server ? (splitNamespaced(target.tool, target.server) ?? { server: target.server, tool: target.tool }) : splitNamespaced(target.tool);
+  if (!ref || ref.tool === "" || !view.scope.allowsServer(ref.server) || servers.config().servers[ref.server] === undefined || !servers.isLive(ref.server)) return undefined;
+  const found = view.lookup(ref.server, ref.tool);
+  return found.outOfScope ? undefined : found.entry;
+}
+
+export function locate(ctx: CallContext): CallOutcome | undefined | Promise<CallOutcome | undefined> {
+  const entry = locateNow(ctx);
+  if (entry) {
+    ctx.found = entry;
+    return undefined;
+  }
+  return locateSlowly(ctx);
+}
+
+async function locateSlowly(ctx: CallContext): Promise<CallOutcome | undefined> {
   const { servers } = ctx.ports;
   const clock: WaitClock = { ms: 0 };
   const found =
