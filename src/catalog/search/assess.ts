@@ -154,9 +154,15 @@ export interface ConfidenceFeatures {
   toolShare: number;
   actionSeparates: number;
   logScore: number;
+  /**
+   * ln(1 + the number of tools indexed): scores and leads are read against IDFs of one catalogue,
+   * and the same lead means less among 3,000 tools (many near-namesakes) than among 40.
+   */
+  logTools: number;
 }
 
-export function confidenceFeatures(matches: readonly RankedMatch[]): ConfidenceFeatures | undefined {
+/** `catalogSize`: the tools in the index the ranking came from (SearchIndex.size()); 0 = unknown. */
+export function confidenceFeatures(matches: readonly RankedMatch[], catalogSize = 0): ConfidenceFeatures | undefined {
   const top = matches[0];
   if (!top) return undefined;
   const server = top.entry.server;
@@ -170,12 +176,13 @@ export function confidenceFeatures(matches: readonly RankedMatch[]): ConfidenceF
     toolShare: contentCoverage(top.evidence).toolShare,
     actionSeparates: action > 0 && (sibling?.action ?? 0) < action ? 1 : 0,
     logScore: Math.log(1 + top.score),
+    logTools: Math.log(1 + catalogSize),
   };
 }
 
 /** The model's probability that the top match is right (coefficients as CONFIDENCE_MODEL unless given). */
 export function confidenceOf(f: ConfidenceFeatures, model: ConfidenceCoefficients = CONFIDENCE_MODEL): number {
-  const z = model.bias + model.minLead * f.minLead + model.otherLead * f.otherLead + model.toolShare * f.toolShare + model.actionSeparates * f.actionSeparates + model.logScore * f.logScore;
+  const z = model.bias + model.minLead * f.minLead + model.otherLead * f.otherLead + model.toolShare * f.toolShare + model.actionSeparates * f.actionSeparates + model.logScore * f.logScore + model.logTools * f.logTools;
   return 1 / (1 + Math.exp(-z));
 }
 
@@ -201,6 +208,11 @@ export interface AssessOptions {
   queryTruncated?: boolean;
   /** Coefficients other than CONFIDENCE_MODEL (bench/calibrate.ts --fit only). */
   model?: ConfidenceCoefficients;
+  /**
+   * The tools in the index the ranking came from. The calibrated model reads it (its logTools
+   * feature); without it (0 or absent) the model does not vouch: its probability was fitted with it.
+   */
+  catalogSize?: number;
 }
 
 export type ConfidenceCoefficients = Omit<typeof CONFIDENCE_MODEL, "threshold">;
@@ -289,7 +301,7 @@ export function assessRoute(matches: readonly RankedMatch[], termCount: number, 
   // never past a tie, a generic query, a pending server, a cut query or missing tool evidence.
   const vouched =
     (close || weak) && !tie && !low && !pending && !truncated && !coverage.generic && !noToolEvidence && !verbDisagrees && !serverDisagrees && !single &&
-    rules.modelThreshold <= 1 && modelEligible(matches, rules) && confidenceOf(confidenceFeatures(matches) as ConfidenceFeatures, opts.model) >= rules.modelThreshold;
+    rules.modelThreshold <= 1 && (opts.catalogSize ?? 0) > 0 && modelEligible(matches, rules) && confidenceOf(confidenceFeatures(matches, opts.catalogSize) as ConfidenceFeatures, opts.model) >= rules.modelThreshold;
   if (vouched) {
     reasons.splice(0, reasons.length, "clear_margin");
     return { status: "confident", confidence: "medium", reasonCodes: reasons, matchedFraction, scoreGap: gap };

@@ -152,13 +152,14 @@ export const SCORER = {
  * that is lower (+ MCP-Zero: 0.913). The check halves were looked at after fitting, for the report.
  */
 export const CONFIDENCE_MODEL = {
-  bias: -2.121,
-  minLead: 0.735,
-  otherLead: 0.669,
-  toolShare: 1.479,
-  actionSeparates: 0.355,
-  logScore: 0.608,
-  threshold: 0.92,
+  bias: -3.381,
+  minLead: 0.686,
+  otherLead: 0.449,
+  toolShare: 1.264,
+  actionSeparates: 0.379,
+  logScore: 1.107,
+  logTools: -0.298,
+  threshold: 0.9,
 };
 
 /**
