@@ -72,8 +72,17 @@ export const TOOL_OBJECT = true;
  * catalogue does not know. Positive evidence in the tool's own text is required (AssessRules).
  */
 export const TOOL_EVIDENCE = true;
-/** See AssessRules.verbAgrees; swept by bench/calibrate.ts. */
-export const VERB_AGREES = false;
+/**
+ * The request's leading verb, when the catalogue knows it, must be held by the tool or agree with
+ * its action (AssessRules.verbAgrees). The requests nothing serves that come closest are a served
+ * object with an action no tool takes ("delete the file old.log" where the file server has no
+ * delete, "search the web for MCP servers" on a server that only mentions servers); the tune
+ * halves hold too few of them to measure the rule (every unservable tune request is already
+ * ambiguous or no_match), and on them it costs one right answer ("detect the beats in track.wav",
+ * LiveMCPBench and + MCP-Zero) and no precision. On as a safety rule for "never confident for a
+ * request no configured tool serves", like TOOL_OBJECT (docs/discovery.md, "Fifth round").
+ */
+export const VERB_AGREES = true;
 /** A lead this wide, with every content word held, is `high` confidence. */
 export const HIGH_GAP = 0.5;
 
@@ -188,14 +197,16 @@ export function confidenceOf(f: ConfidenceFeatures, model: ConfidenceCoefficient
 
 /**
  * Whether the model may speak for this answer at all: positive evidence in the tool's own text,
- * the request's object held by the tool, no tie, above the weak bar (the hard rules of assessRoute).
+ * the request's object held by the tool, its leading verb held or agreeing, no tie, above the weak
+ * bar (the hard rules of assessRoute).
  */
 export function modelEligible(matches: readonly RankedMatch[], rules: Readonly<AssessRules> = ASSESS_RULES): boolean {
   const top = matches[0];
   if (!top) return false;
   const c = contentCoverage(top.evidence);
   const gap = top.score - (matches[1]?.score ?? 0);
-  return !c.generic && c.toolHeld > 0 && (!rules.toolObject || c.objectHeld) && top.score >= rules.weakScore && gap > 0;
+  const verbOk = !rules.verbAgrees || !c.verbMissing || (top.action ?? 0) > 0;
+  return !c.generic && c.toolHeld > 0 && (!rules.toolObject || c.objectHeld) && verbOk && top.score >= rules.weakScore && gap > 0;
 }
 
 /** What the ranking alone does not know. */

@@ -152,13 +152,13 @@ export const SCORER = {
  * that is lower (+ MCP-Zero: 0.913). The check halves were looked at after fitting, for the report.
  */
 export const CONFIDENCE_MODEL = {
-  bias: -3.381,
-  minLead: 0.686,
-  otherLead: 0.449,
-  toolShare: 1.264,
-  actionSeparates: 0.379,
-  logScore: 1.107,
-  logTools: -0.298,
+  bias: -4.119,
+  minLead: 0.603,
+  otherLead: 0.438,
+  toolShare: 1.36,
+  actionSeparates: 0.318,
+  logScore: 1.204,
+  logTools: -0.301,
   threshold: 0.9,
 };
 
