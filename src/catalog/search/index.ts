@@ -21,7 +21,7 @@ import { foldText, indexTerms, queryTerms as queryTermsOf, searchTerms, type Ter
 import { truncateUtf8 } from "../../util/text.js";
 import { Vocabulary } from "./vocabulary.js";
 import { addTo, removeFrom } from "../../util/multimap.js";
-import { ActionIndex, directObject, isDeprecated, isQuestion, queryActions, replacementOf, toolActions } from "./signals/index.js";
+import { ActionIndex, directObject, isDeprecated, isQuestion, queryActions, replacementOf, requestQuantity, toolActions, toolTakesSeveral } from "./signals/index.js";
 
 export interface RankedMatch {
   entry: CatalogEntry;
@@ -126,6 +126,12 @@ export const SCORER = {
    * an *entity* ... with the observation ...") scores × (1 + objectWeight × the variant's weight).
    */
   objectWeight: 0.3,
+  /**
+   * Grammatical number (signals/number.ts): a tool whose name says it takes several things scores
+   * × (1 + numberWeight) for a request about several ("read both a.json and b.json") and
+   * ÷ (1 + numberWeight) for a request about one named file.
+   */
+  numberWeight: 0.3,
 };
 
 /**
@@ -185,6 +191,8 @@ interface Doc {
   replacement?: number;
   /** The distinct stems of the tool's public name (what the name coverage factor weighs), each with its word as written. */
   nameStems: { stem: string; word: string }[];
+  /** Whether the tool's name says it takes several things at once (signals/number.ts). */
+  several: boolean;
   /** `terms` as a set, built on first use (only resolve's explanation needs it). */
   termSet?: Set<string>;
   /** Name, title and text in phrase form; computed on first use (only some queries need them). */
@@ -337,6 +345,7 @@ export class SearchIndex {
         terms: [...tf.keys()],
         actions,
         nameStems: nameWords(entry.tool),
+        several: toolTakesSeveral(entry.tool),
       };
       this.docDeprecated[id] = deprecated ? 1 : 0;
       this.docEffect[id] = effectRank(entry);
@@ -541,9 +550,11 @@ export class SearchIndex {
       const asWritten = new Set(queryTerms.map((t) => t.word));
       const object = SCORER.objectWeight > 0 ? directObject(query) : undefined;
       const objectStems = object !== undefined ? this.objectVariants(object) : undefined;
+      const quantity = SCORER.numberWeight > 0 ? requestQuantity(query) : undefined;
       const nameFactor = (id: number): number => {
         const doc = this.docs[id] as Doc;
         let f = SCORER.nameWeight > 0 ? 1 + SCORER.nameWeight * this.nameCoverage(doc, reach, asWritten) : 1;
+        if (quantity !== undefined && doc.several) f = quantity === "several" ? f * (1 + SCORER.numberWeight) : f / (1 + SCORER.numberWeight);
         if (objectStems) {
           let best = 0;
           for (const { stem } of doc.nameStems) best = Math.max(best, objectStems.get(stem) ?? 0);
