@@ -91,6 +91,12 @@ export const SCORER = {
    * hit@1 0.633 → 0.621 (docs/discovery.md, "Fourth round"). Kept as a tunable to re-measure.
    */
   senseMateWeight: 0,
+  /**
+   * The same sense-mates, only for a request word the catalogue holds in no form (not its stem, a
+   * synonym or a derivation): "what is 17 *plus* 25" → sum. Below HELD_WEIGHT: it ranks, it never
+   * makes an answer confident on its own.
+   */
+  unknownMateWeight: 0.2,
   prefixWeight: 0.4,
   fuzzyWeight: 0.4,
   /** Evidence multiplier per unit of matched fraction (coordination). */
@@ -794,10 +800,15 @@ export class SearchIndex {
       const s = stemWord(w);
       if (this.vocab.has(s)) put(s, SCORER.derivationWeight);
     }
-    if (SCORER.senseMateWeight > 0) {
+    // Sense-mates for every word drift ("plus" is fine, most words are not); for a word the
+    // catalogue does not hold in any form (its stem, a synonym, a derivation), the catalogue has no
+    // better reading of it, and a sense-mate is the only way the request's idea can be found there.
+    const known = [...out.keys()].some((s) => this.vocab.has(s));
+    const mateWeight = known ? SCORER.senseMateWeight : Math.max(SCORER.senseMateWeight, SCORER.unknownMateWeight);
+    if (mateWeight > 0) {
       for (const w of wordnet.senseMates(term.word)) {
         const s = stemWord(w);
-        if (this.vocab.has(s)) put(s, SCORER.senseMateWeight);
+        if (this.vocab.has(s)) put(s, mateWeight);
       }
     }
     for (const p of this.vocab.prefixRelated(term.stem, SCORER.maxPrefixExpansions)) put(p, SCORER.prefixWeight);
