@@ -80,7 +80,8 @@ export function routeCallsDirectly(server: Server, transport: Transport, handler
   const toServer = transport.onmessage;
   const running = new Map<RequestId, AbortController>();
 
-  const run = (id: RequestId, params: CallParams, progressToken: string | number | undefined, headers: CallExtra["headers"]) => {
+  // One async function per call: a chain of then/catch/finally made seven promises a call here.
+  const run = async (id: RequestId, params: CallParams, progressToken: string | number | undefined, headers: CallExtra["headers"]): Promise<void> => {
     const ac = new AbortController();
     running.set(id, ac);
     const extra: CallExtra = {
@@ -92,27 +93,34 @@ export function routeCallsDirectly(server: Server, transport: Transport, handler
         if (!ac.signal.aborted) await server.notification(n, { relatedRequestId: id });
       },
     };
-    Promise.resolve()
-      .then(() => handler(params, extra))
-      .then(
-        (result) => (ac.signal.aborted ? undefined : transport.send({ jsonrpc: "2.0", id, result })),
-        (error: { code?: unknown; message?: unknown; data?: unknown }) => {
-          if (ac.signal.aborted) return undefined;
-          const code = Number.isSafeInteger(error?.code) ? (error.code as number) : ErrorCode.InternalError;
-          const message = typeof error?.message === "string" ? error.message : "Internal error";
-          return transport.send({ jsonrpc: "2.0", id, error: { code, message, ...(error?.data !== undefined ? { data: error.data } : {}) } });
-        },
-      )
-      .catch((err: unknown) => server.onerror?.(new Error(`Failed to send response: ${String(err)}`)))
-      .finally(() => {
-        if (running.get(id) === ac) running.delete(id);
-      });
+    try {
+      // The handler starts a microtask later, as the Protocol starts its own: the rest of the
+      // messages read with this one are taken first.
+      await undefined;
+      let reply: JSONRPCMessage;
+      try {
+        const result = await handler(params, extra);
+        if (ac.signal.aborted) return;
+        reply = { jsonrpc: "2.0", id, result };
+      } catch (err) {
+        if (ac.signal.aborted) return;
+        const error = err as { code?: unknown; message?: unknown; data?: unknown } | undefined;
+        const code = Number.isSafeInteger(error?.code) ? (error?.code as number) : ErrorCode.InternalError;
+        const message = typeof error?.message === "string" ? error.message : "Internal error";
+        reply = { jsonrpc: "2.0", id, error: { code, message, ...(error?.data !== undefined ? { data: error.data } : {}) } };
+      }
+      await transport.send(reply);
+    } catch (err) {
+      server.onerror?.(new Error(`Failed to send response: ${String(err)}`));
+    } finally {
+      if (running.get(id) === ac) running.delete(id);
+    }
   };
 
   transport.onmessage = (message, extra) => {
     const call = directCallParams(message);
     if (call) {
-      run(call.id, call.params, call.progressToken, extra?.requestInfo?.headers);
+      void run(call.id, call.params, call.progressToken, extra?.requestInfo?.headers);
       return;
     }
     dropRelatedTask(message);
