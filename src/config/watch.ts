@@ -8,7 +8,7 @@
 // that would empty the config (blank, or no servers or no agents left) is what a truncated save
 // looks like, so it is held until the file is saved again or SIGHUP confirms it.
 import { createHash } from "node:crypto";
-import { readFileSync, realpathSync, unwatchFile, watch, watchFile, type FSWatcher } from "node:fs";
+import { readFileSync, realpathSync, unwatchFile, watch, watchFile, type FSWatcher, type Stats } from "node:fs";
 import { open } from "node:fs/promises";
 import { basename, dirname } from "node:path";
 import { ConfigError } from "./errors.js";
@@ -53,7 +53,7 @@ export interface ConfigWatcher {
 }
 
 /** What was read: the text, its hash, and the file's identity and times (a save changes them). */
-interface Reading {
+export interface Reading {
   text: string;
   hash: string;
   stamp: string;
@@ -87,14 +87,16 @@ export function watchConfig(opts: ConfigWatchOptions): ConfigWatcher {
     try {
       let now: Reading;
       try {
-        now = await read(opts.path);
+        now = await readConfigState(opts.path);
         // A save in progress: wait until two readings a settle period apart agree. A signal is
         // the operator saying the file is ready.
         for (let round = 0; why !== "signal" && round < MAX_SETTLE_ROUNDS && !closed; round++) {
           await sleep(settleMs);
-          const next = await read(opts.path);
-          if (next.hash === now.hash) break;
+          const next = await readConfigState(opts.path);
+          const settled = next.hash === now.hash;
+          // The later of two agreeing readings: its stamp is the file as it now stands.
           now = next;
+          if (settled) break;
         }
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
@@ -225,15 +227,33 @@ function listed(names: string[]): string {
   return names.length <= 5 ? names.join(", ") : `${names.slice(0, 5).join(", ")} and ${names.length - 5} more`;
 }
 
-async function read(path: string): Promise<Reading> {
-  const handle = await open(path, "r");
-  try {
-    const st = await handle.stat();
-    const text = await handle.readFile("utf8");
-    return { text, hash: hashOf(text), stamp: `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}` };
-  } finally {
-    await handle.close();
+/** Readings of a file that keeps changing under the read before one is taken as it is. */
+const MAX_READ_ATTEMPTS = 5;
+
+/**
+ * The text and the stamp of one state of the file. The read runs on libuv's thread pool, so a
+ * write by another thread or process can land between the stat and the read: the text of one
+ * save would then carry the stamp of the half-written file, and the next reading of the same
+ * save would look like a second save (a false "confirmed"). The file is stat'ed before and after
+ * the read, and read again until both stamps agree.
+ */
+export async function readConfigState(path: string): Promise<Reading> {
+  for (let attempt = 1; ; attempt++) {
+    // A fresh handle each attempt: a second readFile on one handle continues from its position.
+    const handle = await open(path, "r");
+    try {
+      const before = stampOf(await handle.stat());
+      const text = await handle.readFile("utf8");
+      const after = stampOf(await handle.stat());
+      if (after === before || attempt >= MAX_READ_ATTEMPTS) return { text, hash: hashOf(text), stamp: after };
+    } finally {
+      await handle.close();
+    }
   }
+}
+
+function stampOf(st: Stats): string {
+  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
 }
 
 function hashOf(text: string): string {

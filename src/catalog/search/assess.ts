@@ -72,7 +72,15 @@ export const TOOL_OBJECT = true;
  * catalogue does not know. Positive evidence in the tool's own text is required (AssessRules).
  */
 export const TOOL_EVIDENCE = true;
-/** See AssessRules.verbAgrees; swept by bench/calibrate.ts. */
+/**
+ * The request's leading verb, when the catalogue knows it, must be held by the tool or agree with
+ * its action (AssessRules.verbAgrees). Off. Meant for the requests nothing serves that come
+ * closest (a served object with an action no tool takes); the tune halves hold none of them
+ * confident, and on them the rule costs one right answer ("detect the beats in track.wav"). The
+ * fifth round turned it on as a safety rule and measured it on the check halves (aggregates): one
+ * right everyday answer fewer, and the one confident answer to an unservable example request
+ * stayed; so it is off again (docs/discovery.md, "Fifth round").
+ */
 export const VERB_AGREES = false;
 /** A lead this wide, with every content word held, is `high` confidence. */
 export const HIGH_GAP = 0.5;
@@ -154,9 +162,15 @@ export interface ConfidenceFeatures {
   toolShare: number;
   actionSeparates: number;
   logScore: number;
+  /**
+   * ln(1 + the number of tools indexed): scores and leads are read against IDFs of one catalogue,
+   * and the same lead means less among 3,000 tools (many near-namesakes) than among 40.
+   */
+  logTools: number;
 }
 
-export function confidenceFeatures(matches: readonly RankedMatch[]): ConfidenceFeatures | undefined {
+/** `catalogSize`: the tools in the index the ranking came from (SearchIndex.size()); 0 = unknown. */
+export function confidenceFeatures(matches: readonly RankedMatch[], catalogSize = 0): ConfidenceFeatures | undefined {
   const top = matches[0];
   if (!top) return undefined;
   const server = top.entry.server;
@@ -170,25 +184,28 @@ export function confidenceFeatures(matches: readonly RankedMatch[]): ConfidenceF
     toolShare: contentCoverage(top.evidence).toolShare,
     actionSeparates: action > 0 && (sibling?.action ?? 0) < action ? 1 : 0,
     logScore: Math.log(1 + top.score),
+    logTools: Math.log(1 + catalogSize),
   };
 }
 
 /** The model's probability that the top match is right (coefficients as CONFIDENCE_MODEL unless given). */
 export function confidenceOf(f: ConfidenceFeatures, model: ConfidenceCoefficients = CONFIDENCE_MODEL): number {
-  const z = model.bias + model.minLead * f.minLead + model.otherLead * f.otherLead + model.toolShare * f.toolShare + model.actionSeparates * f.actionSeparates + model.logScore * f.logScore;
+  const z = model.bias + model.minLead * f.minLead + model.otherLead * f.otherLead + model.toolShare * f.toolShare + model.actionSeparates * f.actionSeparates + model.logScore * f.logScore + model.logTools * f.logTools;
   return 1 / (1 + Math.exp(-z));
 }
 
 /**
  * Whether the model may speak for this answer at all: positive evidence in the tool's own text,
- * the request's object held by the tool, no tie, above the weak bar (the hard rules of assessRoute).
+ * the request's object held by the tool, its leading verb held or agreeing, no tie, above the weak
+ * bar (the hard rules of assessRoute).
  */
 export function modelEligible(matches: readonly RankedMatch[], rules: Readonly<AssessRules> = ASSESS_RULES): boolean {
   const top = matches[0];
   if (!top) return false;
   const c = contentCoverage(top.evidence);
   const gap = top.score - (matches[1]?.score ?? 0);
-  return !c.generic && c.toolHeld > 0 && (!rules.toolObject || c.objectHeld) && top.score >= rules.weakScore && gap > 0;
+  const verbOk = !rules.verbAgrees || !c.verbMissing || (top.action ?? 0) > 0;
+  return !c.generic && c.toolHeld > 0 && (!rules.toolObject || c.objectHeld) && verbOk && top.score >= rules.weakScore && gap > 0;
 }
 
 /** What the ranking alone does not know. */
@@ -201,6 +218,11 @@ export interface AssessOptions {
   queryTruncated?: boolean;
   /** Coefficients other than CONFIDENCE_MODEL (bench/calibrate.ts --fit only). */
   model?: ConfidenceCoefficients;
+  /**
+   * The tools in the index the ranking came from. The calibrated model reads it (its logTools
+   * feature); without it (0 or absent) the model does not vouch: its probability was fitted with it.
+   */
+  catalogSize?: number;
 }
 
 export type ConfidenceCoefficients = Omit<typeof CONFIDENCE_MODEL, "threshold">;
@@ -289,7 +311,7 @@ export function assessRoute(matches: readonly RankedMatch[], termCount: number, 
   // never past a tie, a generic query, a pending server, a cut query or missing tool evidence.
   const vouched =
     (close || weak) && !tie && !low && !pending && !truncated && !coverage.generic && !noToolEvidence && !verbDisagrees && !serverDisagrees && !single &&
-    rules.modelThreshold <= 1 && modelEligible(matches, rules) && confidenceOf(confidenceFeatures(matches) as ConfidenceFeatures, opts.model) >= rules.modelThreshold;
+    rules.modelThreshold <= 1 && (opts.catalogSize ?? 0) > 0 && modelEligible(matches, rules) && confidenceOf(confidenceFeatures(matches, opts.catalogSize) as ConfidenceFeatures, opts.model) >= rules.modelThreshold;
   if (vouched) {
     reasons.splice(0, reasons.length, "clear_margin");
     return { status: "confident", confidence: "medium", reasonCodes: reasons, matchedFraction, scoreGap: gap };

@@ -39,6 +39,11 @@ export class HybridRanker implements Ranker {
     return this.lexical.termCount(query);
   }
 
+  /** The tools indexed (the lexical index's: the assessment reads lexical scores). */
+  size(): number {
+    return this.lexical.size();
+  }
+
   /** The lexical ranking, whose evidence resolve's assessment reads. */
   assessmentRanking(query: string, opts: RankOpts): Ranking {
     return this.lexical.rank(query, { ...opts, explain: true });

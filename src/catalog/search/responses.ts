@@ -18,6 +18,8 @@ import { truncateUtf8, utf8Bytes } from "../../util/text.js";
 export interface Ranker {
   termCount(query: string): number;
   rank(query: string, opts: RankOptions): Ranking;
+  /** The tools indexed, whose IDFs the scores are read against (the calibrated confidence reads it). */
+  size?(): number;
   /**
    * The ranking resolve's assessment reads, when it is not the ranking itself (hybrid: the lexical
    * one, which carries the evidence of which words each tool holds).
@@ -327,7 +329,7 @@ export function buildResolveResponse(index: Ranker, args: { query: string; max_h
   if (termCount === 0 && matches.length === 0) return noMatch(ctx.revision, query, ["query_too_generic", ...extra], ctx, offlineServers);
   if (!top) return noMatch(ctx.revision, query, ["no_lexical_overlap", ...extra], ctx, offlineServers);
 
-  const assessOpts = { ...(ctx.pendingServers !== undefined ? { pendingServers: ctx.pendingServers } : {}), queryTruncated: cut };
+  const assessOpts = { ...(ctx.pendingServers !== undefined ? { pendingServers: ctx.pendingServers } : {}), queryTruncated: cut, catalogSize: index.size?.() ?? 0 };
   let assessment = assessRoute(matches, Math.max(termCount, 1), total, assessOpts);
   if (index.assessmentRanking) {
     // Hybrid: the evidence is lexical. Confident only when the fused top is the lexical top and the

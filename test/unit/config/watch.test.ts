@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Config } from "../../../src/config/schema.js";
-import { watchConfig, type ConfigWatcher } from "../../../src/config/watch.js";
+import { readConfigState, watchConfig, type ConfigWatcher } from "../../../src/config/watch.js";
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -141,5 +141,27 @@ describe("watchConfig", () => {
     writeFileSync(w.path, "servers:\n  a: {command: x}\nagents:\n  alpha: {type: claude}\n");
     await until(() => w.configs.length === 2, "the partial removal");
     expect(w.held).toHaveLength(2);
+  });
+
+  it("a reading's stamp belongs to the text it read, even when a save lands during the read", async () => {
+    // The read runs on the thread pool while this thread writes: with a single stat before the
+    // read, most of these readings paired the new text with the old file's size and times, and
+    // the next reading of the same save then looked like a second save (a false "confirmed").
+    const dir = mkdtempSync(join(tmpdir(), "mcphub-watch-"));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const path = join(dir, "mcphub.yaml");
+    const texts = ["servers:\n  a: {command: x}\n", "agents:\n  alpha: {type: claude}\n"];
+    writeFileSync(path, texts[0] as string);
+    let mismatched = 0;
+    for (let i = 0; i < 400; i++) {
+      const reading = readConfigState(path);
+      // Let the read reach the thread pool (a varying number of turns), then save.
+      for (let turn = 0; turn < i % 4; turn++) await new Promise((r) => setImmediate(r));
+      writeFileSync(path, texts[(i + 1) % 2] as string);
+      const got = await reading;
+      const size = Number(got.stamp.split(":")[2]);
+      if (size !== Buffer.byteLength(got.text)) mismatched++;
+    }
+    expect(mismatched).toBe(0);
   });
 });

@@ -149,6 +149,8 @@ describe("positive evidence in the tool's own text", () => {
 });
 
 describe("calibrated confidence (CONFIDENCE_MODEL)", () => {
+  /** The README example config's catalogue size (everything, memory, files). */
+  const EXAMPLE_TOOLS = 40;
   const match = (server: string, tool: string, score: number, action: number): RankedMatch => ({
     entry: entry({ server, tool }),
     score,
@@ -170,24 +172,36 @@ describe("calibrated confidence (CONFIDENCE_MODEL)", () => {
   it("vouches for a strong answer whose sibling is within the sibling gap when the action tells them apart", () => {
     // The sibling is 25% behind (inside SIBLING_GAP): the threshold rules alone say close_scores.
     const ranking = [match("memory", "delete_relations", 800, 1), match("memory", "create_relations", 600, 0), match("files", "x", 60, 0)];
-    const f = confidenceFeatures(ranking);
+    const f = confidenceFeatures(ranking, EXAMPLE_TOOLS);
     expect(f?.actionSeparates).toBe(1);
     expect(confidenceOf(f as NonNullable<typeof f>)).toBeGreaterThanOrEqual(CONFIDENCE_MODEL.threshold);
-    expect(assessRoute(ranking, 2, 3)).toMatchObject({ status: "confident", reasonCodes: ["clear_margin"] });
-    expect(assessRoute(ranking, 2, 3, { rules: { modelThreshold: 2 } })).toMatchObject({ status: "ambiguous" });
+    expect(assessRoute(ranking, 2, 3, { catalogSize: EXAMPLE_TOOLS })).toMatchObject({ status: "confident", reasonCodes: ["clear_margin"] });
+    expect(assessRoute(ranking, 2, 3, { catalogSize: EXAMPLE_TOOLS, rules: { modelThreshold: 2 } })).toMatchObject({ status: "ambiguous" });
+    // Without the catalogue's size the model's probability is undefined: it does not vouch.
+    expect(assessRoute(ranking, 2, 3)).toMatchObject({ status: "ambiguous" });
+  });
+
+  it("reads the same lead as weaker evidence in a larger catalogue (more near-namesakes per tool)", () => {
+    const ranking = [match("memory", "delete_relations", 800, 1), match("memory", "create_relations", 600, 0), match("files", "x", 60, 0)];
+    const small = confidenceOf(confidenceFeatures(ranking, EXAMPLE_TOOLS) as NonNullable<ReturnType<typeof confidenceFeatures>>);
+    const large = confidenceOf(confidenceFeatures(ranking, 3324) as NonNullable<ReturnType<typeof confidenceFeatures>>);
+    expect(CONFIDENCE_MODEL.logTools).toBeLessThan(0);
+    expect(large).toBeLessThan(small);
   });
 
   it("does not vouch when the sibling's action agrees as much (nothing tells them apart)", () => {
-    const ranking = [match("memory", "delete_relations", 800, 1), match("memory", "delete_entities", 700, 1), match("files", "x", 60, 0)];
-    expect(confidenceOf(confidenceFeatures(ranking) as NonNullable<ReturnType<typeof confidenceFeatures>>)).toBeLessThan(CONFIDENCE_MODEL.threshold);
-    expect(assessRoute(ranking, 2, 3).reasonCodes).toContain("close_scores");
+    // Scores as the example config's siblings reach them ("show me what's in README.md":
+    // read_text_file 202, read_multiple_files 183).
+    const ranking = [match("memory", "delete_relations", 200, 1), match("memory", "delete_entities", 175, 1), match("files", "x", 30, 0)];
+    expect(confidenceOf(confidenceFeatures(ranking, EXAMPLE_TOOLS) as NonNullable<ReturnType<typeof confidenceFeatures>>)).toBeLessThan(CONFIDENCE_MODEL.threshold);
+    expect(assessRoute(ranking, 2, 3, { catalogSize: EXAMPLE_TOOLS }).reasonCodes).toContain("close_scores");
   });
 
   it("never vouches past a tie or without the tool's own evidence", () => {
     const tie = [match("memory", "delete_relations", 800, 1), match("memory", "create_relations", 800, 0), match("files", "x", 60, 0)];
-    expect(assessRoute(tie, 2, 3).status).toBe("ambiguous");
+    expect(assessRoute(tie, 2, 3, { catalogSize: EXAMPLE_TOOLS }).status).toBe("ambiguous");
     const serverOnly = tie.map((m, i) => ({ ...m, score: i === 0 ? 2000 : m.score, evidence: (m.evidence ?? []).map((e) => ({ ...e, tool: 0 })) }));
     expect(modelEligible(serverOnly)).toBe(false);
-    expect(assessRoute(serverOnly, 2, 3).status).toBe("ambiguous");
+    expect(assessRoute(serverOnly, 2, 3, { catalogSize: EXAMPLE_TOOLS }).status).toBe("ambiguous");
   });
 });

@@ -1,9 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { conceptsOf, SearchIndex } from "../../../src/catalog/search/index.js";
+import { afterEach } from "vitest";
+import { conceptsOf, SCORER, SearchIndex } from "../../../src/catalog/search/index.js";
 import { searchTerms } from "../../../src/catalog/search/text/tokenize.js";
 import { entry, indexOf, sampleCatalog } from "./entries.js";
 
 const names = (idx: SearchIndex, q: string): string[] => idx.search(q).map((m) => m.entry.namespaced);
+
+const savedScorer = { ...SCORER };
+afterEach(() => Object.assign(SCORER, savedScorer));
 
 describe("SearchIndex ranking", () => {
   it("finds tools through synonyms of intent words", () => {
@@ -150,6 +154,24 @@ describe("SearchIndex ranking", () => {
     expect(names(idx, "schedule a meeting")[0]).toBe("cal__create_event");
     expect(names(idx, "translate this into French")[0]).toBe("text__translator");
     expect(names(idx, "delete old files")[0]).toBe("files__remove");
+  });
+
+  it("reads a word the catalogue holds in no form through its WordNet sense-mates, never a word it holds", () => {
+    const idx = indexOf([
+      entry({ server: "calc", tool: "get_sum", description: "Returns the sum of two numbers." }),
+      entry({ server: "notes", tool: "add_note", description: "Add a note." }),
+      entry({ server: "shop", tool: "plus_plan", description: "Upgrade to the Plus plan." }),
+    ]);
+    const calc = indexOf([entry({ server: "calc", tool: "get_sum", description: "Returns the sum of two numbers." }), entry({ server: "notes", tool: "add_note", description: "Add a note." })]);
+    // "plus" is in no form in `calc`: its sense-mates (sum, add...) find the sum, below a held word.
+    const top = calc.rank("what is 17 plus 25", { limit: 3, explain: true }).matches;
+    expect(top.map((m) => m.entry.namespaced)).toContain("calc__get_sum");
+    expect(Math.max(...(top[0]?.evidence ?? []).map((e) => e.tool))).toBeLessThan(0.6);
+    // Where the catalogue holds the word itself, it means what the catalogue means by it.
+    expect(names(idx, "what is 17 plus 25")).toEqual(["shop__plus_plan"]);
+    SCORER.unknownMateWeight = 0; // (a fresh index: variants are cached per index)
+    const off = indexOf([entry({ server: "calc", tool: "get_sum", description: "Returns the sum of two numbers." }), entry({ server: "notes", tool: "add_note", description: "Add a note." })]);
+    expect(names(off, "what is 17 plus 25")).toEqual([]);
   });
 
   it("lifts the siblings of a server's best-matching tool (sibling evidence)", () => {

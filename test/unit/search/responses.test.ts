@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { buildResolveResponse, buildSearchResponse } from "../../../src/catalog/search/responses.js";
-import { REASON_CODES } from "../../../src/catalog/search/assess.js";
+import { REASON_CODES, assessRoute } from "../../../src/catalog/search/assess.js";
+import { indexEntries, loadExampleCatalog, uniqueEntries } from "../../../bench/bench-data.js";
 import type { SearchIndex } from "../../../src/catalog/search/index.js";
 import type { CatalogEntry, JsonObject } from "../../../src/catalog/types.js";
 import { checkResolveContract } from "../../helpers/resolve-contract.js";
@@ -387,5 +388,20 @@ describe("resolve contract checker", () => {
     expect(bad({ ambiguous: true })).toContain("confident requires ambiguous false");
     expect(bad({ recommendation: { ...rec, required_fields: ["a b"] } })).toEqual(['required_fields entry "a b" is invalid']);
     expect(checkResolveContract("x".repeat(70000))).toEqual(["document exceeds 64 KiB"]);
+  });
+});
+
+describe("resolve_tool's calibrated confidence, end to end over the example config's catalogue", () => {
+  it("vouches through the builder, which gives the model the catalogue's size", () => {
+    // bench/data/example: the README config's 40 tools with its routing metadata. The request's
+    // three path words are no capability: coverage is below the 0.6 bar, so only the model can vouch.
+    const idx = indexEntries(uniqueEntries(loadExampleCatalog()));
+    const q = "create the directory path src/components/buttons";
+    const doc = buildResolveResponse(idx, { query: q }, { revision: REV });
+    expect(doc).toMatchObject({ status: "confident", confidence: "medium", reason_codes: ["clear_margin"], recommendation: { namespaced: "files__create_directory" } });
+    const ranked = idx.rank(q, { limit: 12, explain: true });
+    expect(assessRoute(ranked.matches, idx.termCount(q), ranked.total, { catalogSize: idx.size() }).status).toBe("confident");
+    // Without the size the model's probability is undefined, and the rules alone find coverage short.
+    expect(assessRoute(ranked.matches, idx.termCount(q), ranked.total)).toMatchObject({ status: "ambiguous", reasonCodes: ["weak_coverage"] });
   });
 });

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { SCORER, SearchIndex } from "../../../src/catalog/search/index.js";
 import { ActionIndex, isQuestion, queryActions, toolActions } from "../../../src/catalog/search/signals/action.js";
 import { isDeprecated } from "../../../src/catalog/search/signals/deprecated.js";
+import { requestQuantity, toolTakesSeveral } from "../../../src/catalog/search/signals/number.js";
 import { wordnet } from "../../../src/catalog/search/text/wordnet.js";
 import { entry, indexOf } from "./entries.js";
 
@@ -110,6 +111,36 @@ describe("name coverage", () => {
     expect(names(idx, "read the media file")[0]).toBe("files__read_media_file");
     SCORER.nameWeight = 0;
     expect(new Set(idx.search("read the contents of files").map((m) => m.score)).size).toBe(1);
+  });
+});
+
+describe("grammatical number", () => {
+  it("tells a request about several things from one about one named file", () => {
+    expect(requestQuantity("read these three config files at once: a.yaml, b.yaml and c.yaml")).toBe("several");
+    expect(requestQuantity("read both tsconfig.json and package.json")).toBe("several");
+    expect(requestQuantity("open src/a.ts and src/b.ts")).toBe("several");
+    expect(requestQuantity("show me what's in README.md")).toBe("one");
+    expect(requestQuantity("open package.json and show it to me")).toBe("one");
+    // Repeating one file is still one; abbreviations and version numbers are no files.
+    expect(requestQuantity("diff package.json against package.json")).toBe("one");
+    expect(requestQuantity("e.g. the release notes")).toBeUndefined();
+    expect(requestQuantity("install version 1.2.3 of node")).toBeUndefined();
+    expect(requestQuantity("list the files")).toBeUndefined();
+    expect(toolTakesSeveral("read_multiple_files")).toBe(true);
+    expect(toolTakesSeveral("batchGetItems")).toBe(true);
+    expect(toolTakesSeveral("read_text_file")).toBe(false);
+  });
+
+  it("puts the sibling that takes several first for a request about several, last for one file", () => {
+    const idx = indexOf([
+      entry({ server: "files", tool: "read_text_file", description: "Read the contents of files." }),
+      entry({ server: "files", tool: "read_multiple_files", description: "Read the contents of files." }),
+    ]);
+    expect(names(idx, "read both tsconfig.json and package.json")[0]).toBe("files__read_multiple_files");
+    expect(names(idx, "read tsconfig.json")[0]).toBe("files__read_text_file");
+    // Without the signal nothing tells them apart.
+    SCORER.numberWeight = 0;
+    expect(new Set(idx.search("read both tsconfig.json and package.json").map((m) => m.score)).size).toBe(1);
   });
 });
 

@@ -1,0 +1,40 @@
+// Grammatical number: does the request ask about one thing or several, and does the tool say it
+// takes several? Siblings of one server often differ only in that (read_text_file and
+// read_multiple_files; get_issue and list_issues are told apart by their verbs, these are not):
+// "read these three config files at once: a.yaml, b.yaml and c.yaml" is the multiple tool,
+// "read the README file" is not.
+//
+// A request is about several when it names two or more files (path or file-name tokens) or says a
+// quantifier of several (both, several, two, three...); about one when it names exactly one file
+// and says no such quantifier. A tool takes several when its name holds a quantifier of several
+// (multiple, batch, bulk...). The quantifiers are a closed grammatical class, like the determiners
+// of action.ts, not a list of tool words.
+import { words } from "../text/tokenize.js";
+
+/** Quantifiers and cardinals that say "more than one" (a closed class of English). */
+const SEVERAL = new Set(["both", "several", "multiple", "many", "various", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "dozen"]);
+/** Words a tool name uses for "takes more than one" (a closed class: quantifiers and their nouns). */
+const SEVERAL_IN_NAME = new Set(["multiple", "many", "several", "batch", "bulk", "multi"]);
+
+/** A file name or path with an extension: "README.md", "src/a.yaml", "./package.json". */
+const FILE_TOKEN = /(?:^|[\s"'`(,;])((?:[\w.~-]+\/)*[\w~-][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,5})(?=$|[\s"'`),;:!?]|\.(?:\s|$))/gu;
+
+export type Quantity = "one" | "several";
+
+/** Whether the request is about one thing or several (undefined: it does not say). */
+export function requestQuantity(query: string): Quantity | undefined {
+  for (const w of words(query)) if (SEVERAL.has(w)) return "several";
+  const files = new Set<string>();
+  for (const m of query.matchAll(FILE_TOKEN)) {
+    const name = m[1] as string;
+    if (name.length >= 4) files.add(name.toLowerCase()); // not "e.g"
+  }
+  if (files.size >= 2) return "several";
+  return files.size === 1 ? "one" : undefined;
+}
+
+/** Whether a tool's name says it takes several things at once. */
+export function toolTakesSeveral(tool: string): boolean {
+  for (const w of words(tool)) if (SEVERAL_IN_NAME.has(w)) return true;
+  return false;
+}
