@@ -92,7 +92,10 @@ export function startOtel(settings: OtlpSettings, version: string): TracingBacke
         return {
           end: (end) => {
             if (stage === own) stage = undefined;
-            if (own.span || end.keep || end.error !== undefined) finish(made(own), end);
+            // Ended at a performance.now() time too: given a start time but no end time, the SDK
+            // ends a span at Date.now() (whole milliseconds, another clock), and a stage of a
+            // few µs came out up to a millisecond or more long.
+            if (own.span || end.keep || end.error !== undefined) finish(made(own), end, performance.now());
           },
         };
       },
@@ -131,10 +134,13 @@ export function startOtel(settings: OtlpSettings, version: string): TracingBacke
   };
 }
 
-/** Ends a span; an error marks it failed by its class name only (a message may quote an argument). */
-function finish(span: Span, end: SpanEnd | undefined): void {
+/**
+ * Ends a span (at `endMs`, a performance.now() time, for a span started with one); an error
+ * marks it failed by its class name only (a message may quote an argument).
+ */
+function finish(span: Span, end: SpanEnd | undefined, endMs?: number): void {
   if (end?.attributes) span.setAttributes(end.attributes);
   if (end?.error !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: end.error });
-  span.end();
+  span.end(endMs);
 }
 
