@@ -16,6 +16,9 @@ export interface ReceivedSpan {
   attributes: Record<string, string | number | boolean>;
   status: { code?: number; message?: string };
   service: string;
+  /** Start and end, nanoseconds since the epoch. */
+  startNs: bigint;
+  endNs: bigint;
 }
 
 interface OtlpValue {
@@ -36,6 +39,8 @@ interface OtlpSpan {
   kind: number;
   attributes?: OtlpKeyValue[];
   status?: { code?: number; message?: string };
+  startTimeUnixNano: string;
+  endTimeUnixNano: string;
 }
 interface OtlpRequest {
   resourceSpans?: { resource?: { attributes?: OtlpKeyValue[] }; scopeSpans?: { spans?: OtlpSpan[] }[] }[];
@@ -81,7 +86,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         const service = String(attrs(rs.resource?.attributes)["service.name"] ?? "");
         for (const ss of rs.scopeSpans ?? [])
           for (const s of ss.spans ?? [])
-            spans.push({ traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId ?? "", name: s.name, kind: s.kind, attributes: attrs(s.attributes), status: s.status ?? {}, service });
+            spans.push({ traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId ?? "", name: s.name, kind: s.kind, attributes: attrs(s.attributes), status: s.status ?? {}, service, startNs: BigInt(s.startTimeUnixNano), endNs: BigInt(s.endTimeUnixNano) });
       }
       res.writeHead(200, { "content-type": "application/json" }).end("{}");
     });
