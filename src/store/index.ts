@@ -15,6 +15,7 @@ export { FileStore, dayFiles, ensureTelemetryDir, telemetryDir, type DayFile } f
 export { FileDocs } from "./files/docs.js";
 export { FileBlobs } from "./files/blobs.js";
 export { parseStoreUrl, redactStoreUrl, type StoreUrl } from "./url.js";
+export { probeView, type FollowedProbe, type StoreProbeView } from "./probe-view.js";
 export { copyStore, KeyMismatchError, TargetNotEmptyError, type CopyCodec, type CopyMode, type CopyOptions, type CopyReport, type CopyRow } from "./copy.js";
 
 /** The files store of a data directory. */

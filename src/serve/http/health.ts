@@ -6,25 +6,14 @@
 // balancer keeps the replica). Only names, states and short fixed reasons: the endpoint is
 // answered before any token check, so no error text, host name or URL goes out here.
 import type { Hub } from "../../gateway/index.js";
-import type { Store, StoreProbe } from "../../store/index.js";
-
-/** The store as /healthz shows it (no `problem`: that is for the operator's eyes). */
-export interface StoreHealthView {
-  kind: "files" | "postgres";
-  reachable: boolean;
-  schema_version?: number;
-  latency_ms: number;
-  /** PostgreSQL: whether this replica hears other replicas' changes (its LISTEN connection is up). */
-  following?: boolean;
-  reason?: string;
-}
+import type { FollowedProbe, Store, StoreProbeView } from "../../store/index.js";
 
 export interface HealthReport {
   status: "ok" | "degraded" | "stopping";
   sessions: number;
   servers: { ready: number; connecting: number; failing: number };
   failing?: { name: string; state: string }[];
-  store?: StoreHealthView;
+  store?: StoreProbeView;
 }
 
 /** How long one look at the store answers /healthz (a balancer checks every half second). */
@@ -32,12 +21,12 @@ const STORE_LOOK_MS = 1000;
 
 /** Looks at the store at most once a second, however often /healthz is asked. */
 export class StoreWatch {
-  private last: { at: number; value: StoreProbe & { following?: boolean } } | undefined;
-  private pending: Promise<StoreProbe & { following?: boolean }> | undefined;
+  private last: { at: number; value: FollowedProbe } | undefined;
+  private pending: Promise<FollowedProbe> | undefined;
 
   constructor(private readonly store: Store) {}
 
-  async look(now = Date.now()): Promise<StoreProbe & { following?: boolean }> {
+  async look(now = Date.now()): Promise<FollowedProbe> {
     if (this.last && now - this.last.at < STORE_LOOK_MS) return this.last.value;
     this.pending ??= this.store
       .probe(STORE_LOOK_MS)
@@ -53,19 +42,7 @@ export class StoreWatch {
   }
 }
 
-export function storeView(p: StoreProbe & { following?: boolean }): StoreHealthView {
-  const reason = p.reason ?? (p.following === false ? "not hearing other replicas' changes (the LISTEN connection is down; reconnecting)" : undefined);
-  return {
-    kind: p.kind,
-    reachable: p.reachable,
-    ...(p.schema_version !== undefined ? { schema_version: p.schema_version } : {}),
-    latency_ms: p.latency_ms,
-    ...(p.following !== undefined ? { following: p.following } : {}),
-    ...(reason !== undefined ? { reason } : {}),
-  };
-}
-
-export function healthReport(hub: Hub, sessions: number, stopping: boolean, store?: StoreHealthView): HealthReport {
+export function healthReport(hub: Hub, sessions: number, stopping: boolean, store?: StoreProbeView): HealthReport {
   const counts = { ready: 0, connecting: 0, failing: 0 };
   const failing: { name: string; state: string }[] = [];
   for (const snap of hub.supervisor.snapshots()) {

@@ -11,8 +11,8 @@ import { CliError, type CliIO } from "../../util/user-error.js";
 import { errorText } from "../../util/errors.js";
 import { createSession, Hub, type Session } from "../../gateway/index.js";
 import { followConfig, type Report } from "../reload.js";
-import { healthReport, StoreWatch, storeView } from "./health.js";
-import { fileStore } from "../../store/index.js";
+import { healthReport, StoreWatch } from "./health.js";
+import { fileStore, probeView } from "../../store/index.js";
 import { bodyTooLarge, createSessionTransport, type HttpSessionTransport } from "./transport/index.js";
 import { capConnections, checkingInterval } from "./connections.js";
 import { SessionTable } from "./sessions.js";
@@ -152,7 +152,7 @@ export async function startHttpGateway(opts: HttpOptions): Promise<HttpGateway> 
     }
     const path = (req.url ?? "/").split("?")[0] ?? "/";
     if (path === "/healthz") {
-      const health = healthReport(hub, sessions.size, draining, storeView(await storeWatch.look()));
+      const health = healthReport(hub, sessions.size, draining, probeView(await storeWatch.look()));
       res.writeHead(draining ? 503 : 200, { "content-type": "application/json" }).end(JSON.stringify(health));
       return;
     }

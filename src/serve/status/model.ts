@@ -6,7 +6,7 @@ import type { RecentCalls, RecentServerStats } from "../../telemetry/recent.js";
 import { VERSION } from "../../version.js";
 import { Scope, serverStatus, type AgentLimitState, type Hub, type ServerLimitState, type ServerStatus } from "../../gateway/index.js";
 import type { TokenStore } from "../tokens.js";
-import type { StoreProbe } from "../../store/index.js";
+import { probeView, type FollowedProbe, type StoreProbeView } from "../../store/index.js";
 import { lastLine, type ServerTimeline } from "./timeline.js";
 
 /** Who is looking: the operator (page session or anonymous loopback) or an agent's bearer token. */
@@ -30,18 +30,12 @@ export interface StatusSources {
   /** The config file enable/disable writes to; undefined when the daemon was started without one. */
   configPath?: string;
   /** A look at the store, and where it is (the operator sees that). */
-  storeHealth?: () => Promise<StoreProbe & { following?: boolean }>;
+  storeHealth?: () => Promise<FollowedProbe>;
   storeWhere?: string;
 }
 
-/** The store card: kind, reachable, schema version, latency; where and the full error for the operator. */
-export interface StatusStore {
-  kind: "files" | "postgres";
-  reachable: boolean;
-  schema_version?: number;
-  latency_ms: number;
-  following?: boolean;
-  reason?: string;
+/** The store card: what /healthz shows, and for the operator where the store is and the full error. */
+export interface StatusStore extends StoreProbeView {
   where?: string;
   problem?: string;
 }
@@ -231,12 +225,7 @@ export async function buildStatus(src: StatusSources, viewer: Viewer): Promise<S
   const probe = await src.storeHealth?.().catch(() => undefined);
   const storeCard: StatusStore | undefined = probe
     ? {
-        kind: probe.kind,
-        reachable: probe.reachable,
-        ...(probe.schema_version !== undefined ? { schema_version: probe.schema_version } : {}),
-        latency_ms: probe.latency_ms,
-        ...(probe.following !== undefined ? { following: probe.following } : {}),
-        ...(probe.reason !== undefined ? { reason: probe.reason } : probe.following === false ? { reason: "not hearing other replicas' changes (reconnecting)" } : {}),
+        ...probeView(probe),
         ...(operator && src.storeWhere !== undefined ? { where: src.storeWhere } : {}),
         ...(operator && probe.problem !== undefined ? { problem: probe.problem } : {}),
       }

@@ -11,7 +11,7 @@
 // Who may look: with no token ever created, loopback clients (the daemon refuses other binds
 // then); once tokens exist, a browser needs a session from a one-time link, and a script a bearer
 // token, which shows that agent's scope, read-only. Actions are the operator's: never by token.
-import type { Store, StoreProbe } from "../../store/index.js";
+import type { FollowedProbe, Store } from "../../store/index.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { RecentCalls } from "../../telemetry/recent.js";
 import { errorText } from "../../util/errors.js";
@@ -33,7 +33,7 @@ export interface StatusRoutesOptions {
   /** The shared state in team mode (call records come from it). */
   store?: Store;
   /** A look at the store (kind, reachable, schema version, latency), shared with /healthz. */
-  storeHealth?: () => Promise<StoreProbe & { following?: boolean }>;
+  storeHealth?: () => Promise<FollowedProbe>;
   port: number;
   /** The daemon's MCP URL, shown on the page. */
   url: string;
