@@ -61,14 +61,6 @@ export function checkArgumentBounds(tool: ManagementTool, raw: unknown): void {
 }
 
 /**
- * Makes an answer fit the response budget (none with `verbatim: true` or a budget of 0).
- * get_result answers are already fitted (and must stay pages); the gateway's own error messages
- * are clipped. Any other answer over the budget is first sent once instead of twice: its document
- * as compact JSON in the one text block, which every client reads (local-agent and the SDK's
- * helpers take the text when there is no structuredContent). Still over, it (a downstream's error
- * result included) is stored in the vault and replaced by a receipt owned by this agent.
- */
-/**
  * The reply's JSON size. call_tool answers with the downstream's result object itself, which the
  * call's finalize stage has just measured: its text is kept (jsonTextOf) and is exactly what the
  * transport will send, so it is measured from that text instead of being serialised again.
@@ -78,6 +70,14 @@ function measuredBytes(reply: CallToolResult): number {
   return text !== undefined ? Buffer.byteLength(text, "utf8") : jsonByteLength(reply);
 }
 
+/**
+ * Makes an answer fit the response budget (none with `verbatim: true` or a budget of 0).
+ * get_result answers are already fitted (and must stay pages); the gateway's own error messages
+ * are clipped. Any other answer over the budget is first sent once instead of twice: its document
+ * as compact JSON in the one text block, which every client reads (local-agent and the SDK's
+ * helpers take the text when there is no structuredContent). Still over, it (a downstream's error
+ * result included) is stored in the vault and replaced by a receipt owned by this agent.
+ */
 export async function boundReply(ctx: ToolContext, tool: ManagementTool, reply: CallToolResult): Promise<CallToolResult> {
   if (isOwnError(reply)) return clipError(reply, ctx.hub.config.response_budget);
   const budget = receiptBudget(ctx.hub.config);
