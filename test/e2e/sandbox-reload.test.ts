@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FIXTURES, startGateway, tempHome, until, waitReady, type GatewayClient, type TempHome } from "../helpers/gateway.js";
-import { attempt, sandboxUnavailable } from "../helpers/sandbox.js";
+import { attempt, attemptAcrossRestart, sandboxUnavailable } from "../helpers/sandbox.js";
 
 const unavailable = await sandboxUnavailable();
 const PROBE = join(FIXTURES, "sandbox-probe.mjs");
@@ -39,7 +39,7 @@ describe.skipIf(unavailable !== undefined)("editing a running server's sandbox",
     home?.cleanup();
   });
 
-  const write = async (name: string) => attempt(await gw.call("boxed__write_file", { path: join(out, name), text: "x" }));
+  const write = async (name: string) => attemptAcrossRestart(await gw.call("boxed__write_file", { path: join(out, name), text: "x" }));
 
   it("restarts the server with the new sandbox, in both directions, and leaves the others alone", async () => {
     expect(await write("before.txt")).toEqual({ ok: false, detail: "ENOENT" });
@@ -53,7 +53,7 @@ describe.skipIf(unavailable !== undefined)("editing a running server's sandbox",
     expect(attempt(await gw.call("boxed__read_file", { path: canary })).ok).toBe(false);
 
     config("off");
-    await until(async () => attempt(await gw.call("boxed__read_file", { path: canary })).ok, "sandbox: off to show HOME");
+    await until(async () => attemptAcrossRestart(await gw.call("boxed__read_file", { path: canary })).ok, "sandbox: off to show HOME");
     // The neighbour's config did not change: it was not restarted.
     expect(existsSync(started)).toBe(false);
     expect(attempt(await gw.call("other__env", { name: "PATH" })).ok).toBe(true);
