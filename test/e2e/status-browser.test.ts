@@ -20,6 +20,10 @@ const CHROMIUM = process.env.MCPHUB_CHROMIUM ?? "/usr/bin/chromium";
 const OUT = join(ROOT, "test-output");
 // The flags the brief's environment needs: no sandbox (root in a container), no network chatter.
 const ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+// What the page shows comes over its event stream, which on a loaded machine takes its time to
+// connect and deliver ("connecting…" first): each look at the page gets the bound every page wait
+// here has (setDefaultTimeout below), not expect.poll's default of one second.
+const PAGE = { timeout: 30_000 };
 
 if (!existsSync(CHROMIUM)) {
   describe("status page in a real browser", () => {
@@ -62,7 +66,7 @@ if (!existsSync(CHROMIUM)) {
       expect(secret).toMatch(/^mcphub_login_/);
       await page.goto(link);
       await page.waitForURL(`${daemon.base}/`);
-      await expect.poll(() => page.locator("#live").textContent()).toBe("live");
+      await expect.poll(() => page.locator("#live").textContent(), PAGE).toBe("live");
       const cookies = await page.context().cookies();
       expect(cookies).toHaveLength(1);
       expect(cookies[0]).toMatchObject({ name: `mcphub_session_${daemon.port}`, httpOnly: true, sameSite: "Strict", path: "/" });
@@ -87,7 +91,7 @@ if (!existsSync(CHROMIUM)) {
         expect(await line.getAttribute("title")).toMatch(/^bubblewrap \d[^\n]*\nnetwork: none\nwrite: nothing\nread: nothing/);
       }
       // Two tables with column headers, and every button named for what it does to which server.
-      await expect.poll(() => page.getByRole("table").count()).toBe(2);
+      await expect.poll(() => page.getByRole("table").count(), PAGE).toBe(2);
       expect(await page.getByRole("button", { name: "Disable memory" }).count()).toBe(1);
     });
 
@@ -101,7 +105,7 @@ if (!existsSync(CHROMIUM)) {
       await expect.poll(() => row("everything").locator("td").nth(3).locator(".muted").textContent(), { timeout: 30_000 }).toMatch(/^12 calls · 0% errors · 1 refused before reaching the server · last call/);
       expect(await row("everything").locator("svg.chart rect.b").count()).toBeGreaterThan(0);
       expect(await row("everything").locator("svg.chart polyline.p50, svg.chart circle.p50").count()).toBe(1);
-      await expect.poll(() => page.locator('tr[data-agent="claude"] td').nth(2).textContent()).toBe("1"); // sessions
+      await expect.poll(() => page.locator('tr[data-agent="claude"] td').nth(2).textContent(), PAGE).toBe("1"); // sessions
     });
 
     it("shows a server's state change live, without reloading or polling", async () => {
@@ -123,7 +127,7 @@ if (!existsSync(CHROMIUM)) {
     it("disables a server with a click: saved to the config, applied live; a screenshot is saved", async () => {
       await page.getByRole("button", { name: "Disable memory" }).click();
       await row("memory").and(page.locator('[data-state="disabled"]')).waitFor();
-      await expect.poll(() => page.locator("#toast").textContent()).toContain("memory disabled (saved to");
+      await expect.poll(() => page.locator("#toast").textContent(), PAGE).toContain("memory disabled (saved to");
       const text = readFileSync(cfg, "utf8");
       expect(text).toMatch(/memory:\n\s+command: \S+\s+# keep me\n\s+args: \[[^\]]+\]\n\s+enabled: false\n/);
       expect(text).toContain("# the reference server");

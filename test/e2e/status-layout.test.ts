@@ -89,7 +89,7 @@ if (!existsSync(CHROMIUM)) {
       const doc = await api();
       expect(doc.vault.warning).toContain("master key is a file");
       const warning = page.locator("[data-vault-warning]");
-      await expect.poll(() => warning.isVisible()).toBe(true);
+      await expect.poll(() => warning.isVisible(), { timeout: 30_000 }).toBe(true);
       expect(await warning.textContent()).toBe(`Warning: ${doc.vault.warning}`);
     });
 
