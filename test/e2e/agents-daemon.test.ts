@@ -6,7 +6,7 @@ import { join } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTokens, httpClient, startDaemon, type Caller, type Daemon } from "../helpers/daemon.js";
-import { BIN, doc, FIXTURES, ROOT, runMcphub, startGateway, tempHome, text, waitReady, type TempHome } from "../helpers/gateway.js";
+import { BIN, doc, FIXTURES, ROOT, runMcphub, startGateway, tempHome, text, until, waitReady, type TempHome } from "../helpers/gateway.js";
 import { checkResolveContract } from "../helpers/resolve-contract.js";
 
 const node = process.execPath;
@@ -224,7 +224,9 @@ describe("daemon startup rules and conformance", () => {
         progressed = true;
       },
     });
-    for (let i = 0; i < 200 && !progressed; i++) await new Promise((r) => setTimeout(r, 10));
+    // In flight for sure before the signal: a request the daemon has not taken yet is refused
+    // (connection reset), not answered.
+    await until(() => progressed, "the call's first progress");
     const stopped = daemon.stop();
     // Issue 15, item 5: the call is not waited for; its caller learns at once that the outcome is
     // unknown because the gateway is stopping.
