@@ -43,10 +43,13 @@ describe("output into a closed pipe", () => {
     child.once("exit", (code) => (exit = code));
     try {
       // Its address is in the daemon record (it cannot tell us on stderr).
+      // Only a record under its own name (<pid>.json, renamed into place whole) counts: the
+      // folder also holds the record's temp file while it is being written, empty at first.
       const dir = join(String(home.env.MCPHUB_DATA_DIR), "daemons");
-      await until(() => exit !== undefined || (existsSync(dir) && readdirSync(dir).length > 0), "the daemon record", 1800);
+      const record = () => (existsSync(dir) ? readdirSync(dir).find((n) => /^\d+\.json$/.test(n)) : undefined);
+      await until(() => exit !== undefined || record() !== undefined, "the daemon record", 1800);
       expect(exit).toBeUndefined();
-      const url = (JSON.parse(readFileSync(join(dir, readdirSync(dir)[0] as string), "utf8")) as { url: string }).url;
+      const url = (JSON.parse(readFileSync(join(dir, record() as string), "utf8")) as { url: string }).url;
       // The eager server's "ready" line is written after the pipe closed: the daemon lives on.
       let states: string[] = [];
       await until(async () => {
