@@ -23,6 +23,22 @@ function filesUnder(dir: string): string[] {
   return out;
 }
 
+/**
+ * The bytes of every file under `dir`. A running gateway replaces files by rename (its V8 code
+ * cache under ~/.cache/mcphub, written 1.5 s after it starts, goes through a temp file): a file
+ * gone between the listing and the read means the walk met a write, so it walks again until one
+ * walk reads every file it listed, and the renamed file is read under its new name.
+ */
+function contentsUnder(dir: string): string[] {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return filesUnder(dir).map((f) => readFileSync(f).toString("latin1"));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT" || attempt >= 10) throw err;
+    }
+  }
+}
+
 describe("secrets a server echoes are masked", () => {
   let home: TempHome;
   let gw: GatewayClient;
@@ -131,7 +147,7 @@ describe("secrets a server echoes are masked", () => {
     expect(seen.some((s) => s.includes("login with [redacted] failed"))).toBe(true);
 
     seen.push(gw.stderr());
-    for (const f of filesUnder(home.dir)) seen.push(readFileSync(f).toString("latin1"));
+    seen.push(...contentsUnder(home.dir));
     const leaks = seen.filter((s) => s.includes(canary));
     expect(leaks.map((s) => s.slice(Math.max(0, s.indexOf(canary) - 200), s.indexOf(canary) + 50))).toEqual([]);
   });
