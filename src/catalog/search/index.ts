@@ -735,7 +735,7 @@ export class SearchIndex {
         if (v.weight > srvWeight && srv.has(v.stem)) srvWeight = v.weight;
       }
       const first = concept[0] as Term;
-      const known = concept.some((t) => this.vocab.has(t.stem) || this.vocab.has(t.word));
+      const known = concept.some((t) => !t.value && (this.vocab.has(t.stem) || this.vocab.has(t.word)));
       const verb = leadingVerb !== undefined && concept.some((t) => t.word === leadingVerb);
       return { word: first.word, stem: first.stem, tool, server: srvWeight, known, ...(verb ? { verb } : {}) };
     });
@@ -779,6 +779,7 @@ export class SearchIndex {
 
   /** The stems a query term reaches, each with the weight of that kind of match (cached per vocabulary). */
   private variants(term: Term): Variant[] {
+    if (term.value) return [];
     const key = `${term.word}\u0000${term.stem}`;
     const cached = this.variantCache.get(key);
     if (cached) return cached;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { foldText, indexTerms, queryTerms, tokenize, words, MAX_QUERY_TERMS } from "../../../src/catalog/search/text/tokenize.js";
+import { foldText, indexTerms, queryTerms, searchTerms, tokenize, words, MAX_QUERY_TERMS } from "../../../src/catalog/search/text/tokenize.js";
 import { stem } from "../../../src/catalog/search/text/stem.js";
 import { synonymsOf } from "../../../src/catalog/search/text/lexicon.js";
 import { wordnet } from "../../../src/catalog/search/text/wordnet.js";
@@ -125,5 +125,27 @@ describe("WordNet derivations", () => {
       entry({ server: "other", tool: "run", description: "Runs shell commands." }),
     ]);
     expect(idx.search("translate this paragraph")[0]?.entry.namespaced).toBe("lang__run");
+  });
+});
+
+describe("names of files are values (searchTerms)", () => {
+  const values = (q: string): string[] => searchTerms(q).filter((t) => t.value).map((t) => t.word);
+  it("marks a file reference's directory and base-name words, keeps its extension and the added file term", () => {
+    const terms = searchTerms("can you relocate server.log to /tmp/old");
+    expect(terms.map((t) => t.word)).toEqual(["relocate", "server", "log", "tmp", "old", "file"]);
+    expect(values("can you relocate server.log to /tmp/old")).toEqual(["server", "tmp", "old"]);
+    expect(values("pull up config.yaml")).toEqual(["config"]);
+  });
+  it("keeps a word the request also says outside a file reference, and never marks a URL", () => {
+    expect(values("read docs/setup.md and the other docs")).toEqual(["setup"]);
+    expect(values("send the user to https://example.com/login")).toEqual([]);
+    expect(values("list the open issues")).toEqual([]);
+  });
+  it("a value term reaches no catalogue term: the word in a file name does not match a tool that says it", () => {
+    const idx = indexOf([
+      entry({ server: "logs", tool: "toggle_logging", description: "Turns server logging on or off." }),
+      entry({ server: "files", tool: "move_file", description: "Move or rename a file." }),
+    ]);
+    expect(idx.search("relocate server.log to /tmp/old")[0]?.entry.namespaced).toBe("files__move_file");
   });
 });
