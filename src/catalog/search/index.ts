@@ -97,6 +97,12 @@ export const SCORER = {
    * makes an answer confident on its own.
    */
   unknownMateWeight: 0.2,
+  /**
+   * Whether the sense-mates of a word the catalogue lacks include its verb senses' synonyms
+   * ("*note* that Bob prefers tea" → observe → observation): such a verb has no reading in the catalogue for the
+   * action signal to agree with, so its synonyms are the only way its action is found there.
+   */
+  unknownVerbMates: true,
   prefixWeight: 0.4,
   fuzzyWeight: 0.4,
   /** Evidence multiplier per unit of matched fraction (coordination). */
@@ -809,7 +815,7 @@ export class SearchIndex {
     const known = [...out.keys()].some((s) => this.vocab.has(s));
     const mateWeight = known ? SCORER.senseMateWeight : Math.max(SCORER.senseMateWeight, SCORER.unknownMateWeight);
     if (mateWeight > 0) {
-      for (const w of wordnet.senseMates(term.word)) {
+      for (const w of wordnet.senseMates(term.word, !known && SCORER.unknownVerbMates)) {
         const s = stemWord(w);
         if (this.vocab.has(s)) put(s, mateWeight);
       }

@@ -66,9 +66,17 @@ describe("action agreement", () => {
       ["produce facts to remember about people", "memory__create_entities"],
       ["hunt through what you remember about people", "memory__search_nodes"],
     ];
+    // The verbs' own sense-mates (SCORER.unknownVerbMates: "hunt" → search) would reach the tools'
+    // text: off here, so the only evidence is the server's and the action signal alone decides.
+    const plain = (): SearchIndex => indexOf(memory());
+    SCORER.unknownVerbMates = false;
     SCORER.actionWeight = 0;
-    for (const [q] of requests) expect(new Set(idx.search(q).map((m) => m.score)).size).toBe(1); // all tie on server text
+    for (const [q] of requests) expect(new Set(plain().search(q).map((m) => m.score)).size).toBe(1); // all tie on server text
     SCORER.actionWeight = saved.actionWeight;
+    const byAction = plain();
+    for (const [q, want] of requests) expect(names(byAction, q)[0]).toBe(want);
+    SCORER.unknownVerbMates = saved.unknownVerbMates;
+    // With the sense-mates on, the ranking still picks the same tools.
     for (const [q, want] of requests) expect(names(idx, q)[0]).toBe(want);
   });
 

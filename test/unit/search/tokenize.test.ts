@@ -149,3 +149,32 @@ describe("names of files are values (searchTerms)", () => {
     expect(idx.search("relocate server.log to /tmp/old")[0]?.entry.namespaced).toBe("files__move_file");
   });
 });
+
+describe("arithmetic symbols read as their words (searchTerms)", () => {
+  it("adds plus, times, percent for an operator between numbers; a hyphen between digits is no minus", () => {
+    expect(searchTerms("what's 1234 + 5678").map((t) => t.word)).toContain("plus");
+    expect(searchTerms("3 × 4").map((t) => t.word)).toContain("times");
+    expect(searchTerms("what is 15% of 80").map((t) => t.word)).toContain("percent");
+    expect(searchTerms("notes for 2024-06-01").map((t) => t.word)).not.toContain("minus");
+    expect(searchTerms("add a + b to the list").map((t) => t.word)).not.toContain("plus");
+  });
+  it("finds the sum tool for a sum written with its symbol", () => {
+    const idx = indexOf([
+      entry({ server: "calc", tool: "get_sum", description: "Returns the sum of two numbers" }),
+      entry({ server: "calc", tool: "echo", description: "Echoes back the input string" }),
+    ]);
+    expect(idx.search("what's 1234 + 5678")[0]?.entry.namespaced).toBe("calc__get_sum");
+  });
+});
+
+describe("verb sense-mates of a word the catalogue lacks", () => {
+  it("'note' reaches observation through its verb sense {note, observe, mention, remark} only when verbs are asked for", () => {
+    expect(wordnet.senseMates("note", true)).toContain("observation");
+    expect(wordnet.senseMates("note")).not.toContain("observation");
+    const idx = indexOf([
+      entry({ server: "kg", tool: "add_observations", description: "Add new observations to existing entities" }),
+      entry({ server: "kg", tool: "read_graph", description: "Read the entire knowledge graph" }),
+    ]);
+    expect(idx.search("note that Bob prefers tea")[0]?.entry.namespaced).toBe("kg__add_observations");
+  });
+});

@@ -169,6 +169,25 @@ function fileNameWords(text: string): Set<string> | undefined {
 }
 
 /**
+ * Arithmetic between numbers, written with its symbols ("what's 1234 + 5678", "3 × 4", "15% of
+ * 80"): the tokeniser drops symbols, so the request would say nothing; each operator reads as its
+ * word (a closed class of five). A hyphen is left alone: between digits it is a date or a range.
+ */
+const OPERATORS: readonly [RegExp, string][] = [
+  [/\d\s*\+\s*\d/u, "plus"],
+  [/\d\s*[×*]\s*\d/u, "times"],
+  [/\d\s*÷\s*\d/u, "divided"],
+  [/\d\s+[−–]\s*\d|\d\s*−\s*\d/u, "minus"],
+  [/\d\s*%/u, "percent"],
+];
+
+function operatorWords(text: string): string[] {
+  const out: string[] = [];
+  for (const [re, word] of OPERATORS) if (re.test(text)) out.push(word);
+  return out;
+}
+
+/**
  * The terms a search uses: the query's own terms, plus "file" when the query mentions a file
  * path or file name — a task that names a file needs a tool that reads or writes files, even
  * when it never says the word.
@@ -176,6 +195,11 @@ function fileNameWords(text: string): Set<string> | undefined {
 export function searchTerms(text: string): Term[] {
   const named = NAMES_AS_VALUES.on ? fileNameWords(text) : undefined;
   const terms = named ? queryTerms(text).map((t): Term => (named.has(t.word) ? { ...t, value: true } : t)) : queryTerms(text);
+  for (const word of operatorWords(text)) {
+    if (terms.length >= MAX_QUERY_TERMS) break;
+    const s = stem(word);
+    if (!terms.some((t) => t.stem === s)) terms.push({ word, stem: s });
+  }
   if (terms.length > 0 && terms.length < MAX_QUERY_TERMS && !terms.some((t) => t.stem === "file") && FILE_REFERENCE.test(text)) {
     terms.push({ word: "file", stem: stem("file") });
   }
