@@ -215,3 +215,34 @@ describe("declared effect on a tie", () => {
     expect(["can you read docs/setup.md", "remember that Alice prefers tea", "what's 40 plus 2"].map(isQuestion)).toEqual([false, false, true]);
   });
 });
+
+describe("term proximity", () => {
+  const files = (): SearchIndex =>
+    indexOf([
+      entry({ server: "files", tool: "get_file_info", description: "Retrieve detailed metadata about a file: size, creation time, last modified time and permissions." }),
+      entry({ server: "files", tool: "edit_file", description: "Make line-based edits to a text file; modified lines are replaced with new content." }),
+    ]);
+  it("ranks first the tool whose own text says the request's adjacent words adjacently", () => {
+    const q = "when was report.docx last modified";
+    SCORER.pairWeight = 0;
+    const without = files().search(q).map((m) => m.score);
+    SCORER.pairWeight = saved.pairWeight;
+    const idx = files();
+    expect(idx.search(q)[0]?.entry.namespaced).toBe("files__get_file_info");
+    const with_ = idx.search(q);
+    expect((with_[0]?.score ?? 0) / (with_[1]?.score ?? 1)).toBeGreaterThan((without[0] ?? 0) / (without[1] ?? 1));
+  });
+  it("never pairs the leading verb: a verb next to an adjective says nothing about the object", () => {
+    const idx = indexOf([
+      entry({ server: "kg", tool: "add_observations", description: "Add new observations to existing entities" }),
+      entry({ server: "kg", tool: "create_entities", description: "Create multiple new entities" }),
+    ]);
+    SCORER.pairWeight = 0;
+    const before = indexOf([
+      entry({ server: "kg", tool: "add_observations", description: "Add new observations to existing entities" }),
+      entry({ server: "kg", tool: "create_entities", description: "Create multiple new entities" }),
+    ]).search("add new person Carol").map((m) => [m.entry.namespaced, m.score]);
+    SCORER.pairWeight = saved.pairWeight;
+    expect(idx.search("add new person Carol").map((m) => [m.entry.namespaced, m.score])).toEqual(before);
+  });
+});
