@@ -140,6 +140,10 @@ describe("names of files are values (searchTerms)", () => {
     expect(values("read docs/setup.md and the other docs")).toEqual(["setup"]);
     expect(values("send the user to https://example.com/login")).toEqual([]);
     expect(values("list the open issues")).toEqual([]);
+    // A slash between words is an alternative, not a path; a path has a root, a trailing
+    // separator, three segments or an extension.
+    expect(values("Get detailed file/directory metadata; post to Twitter/X")).toEqual([]);
+    expect(values("mkdir -p src/components/buttons, then archive/")).toEqual(["src", "components", "buttons", "archive"]);
   });
   it("a value term reaches no catalogue term: the word in a file name does not match a tool that says it", () => {
     const idx = indexOf([

@@ -132,8 +132,8 @@ const FILE_REFERENCE = /(?:^|[\s"'(])(?:~|\.{1,2}|[A-Za-z]:)?[/\\][\w.-]+[/\\]?|
  * Words that name a file are values, not capabilities (sixth round of issue 23): in "relocate
  * server.log to /tmp/old" the request is about moving a file, and *server*, *tmp* and *old* are
  * where it is and what it is called, so a tool whose text says "server" or "old" is no better a
- * match for them. A file reference is a whitespace-separated chunk with a path separator (not a URL)
- * or a file name with an extension; its directory and base-name words reach no catalogue term
+ * match for them. A file reference is a whitespace-separated chunk shaped like a path (PATH_SHAPE;
+ * not a URL) or a file name with an extension; its directory and base-name words reach no catalogue term
  * (Term.value) unless the request also says them outside a file reference. They stay request
  * words: resolve's coverage counts them as words no tool holds, as it would any name. The extension stays: it tells
  * the file's kind (md, jpg, csv), which tools do describe. The "file" term below is added as before.
@@ -141,6 +141,12 @@ const FILE_REFERENCE = /(?:^|[\s"'(])(?:~|\.{1,2}|[A-Za-z]:)?[/\\][\w.-]+[/\\]?|
 export const NAMES_AS_VALUES = { on: true };
 
 const FILE_NAME = /^[\w~-][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,5}$/u;
+/**
+ * What makes a chunk with a slash a path rather than an alternative ("file/directory",
+ * "Twitter/X", "and/or"): a root (/, ~/, ./, ../, C:\), a trailing separator, three segments or
+ * more, or a last segment with an extension.
+ */
+const PATH_SHAPE = /^(?:[/\\]|~[/\\]|\.{1,2}[/\\]|[A-Za-z]:[/\\])|[/\\]$|[^/\\]+[/\\][^/\\]+[/\\]|[/\\][^/\\]*\.[A-Za-z][A-Za-z0-9]{0,5}$/u;
 
 /** The words of a request's file references that are only there as names (see NAMES_AS_VALUES). */
 function fileNameWords(text: string): Set<string> | undefined {
@@ -148,7 +154,7 @@ function fileNameWords(text: string): Set<string> | undefined {
   const elsewhere = new Set<string>();
   for (const raw of text.split(/\s+/u)) {
     const chunk = raw.replace(/^["'`(\[<]+/u, "").replace(/[)"'`\]>,;:!?]+$/u, "").replace(/\.$/u, "");
-    const isPath = /[/\\]/u.test(chunk) && !chunk.includes("://") && /\p{L}/u.test(chunk);
+    const isPath = /[/\\]/u.test(chunk) && !chunk.includes("://") && /\p{L}/u.test(chunk) && PATH_SHAPE.test(chunk);
     const isName = !isPath && chunk.length >= 4 && FILE_NAME.test(chunk);
     if (!isPath && !isName) {
       for (const w of words(raw)) elsewhere.add(w);
