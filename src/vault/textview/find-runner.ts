@@ -28,6 +28,7 @@ export interface FindOwner {
 }
 
 export type FindWorkerMessage =
+  | { t: "started" }
   | { t: "owner"; owner: FindOwner }
   | { t: "match"; m: FindMatch }
   | { t: "done"; truncated: boolean }
@@ -54,6 +55,13 @@ const MAX_WAITING = 8;
 const WORKER_HEAP_MB = 128;
 /** An idle worker is kept this long for the next search (starting one costs ~0.2 s of CPU). */
 const IDLE_MS = 30_000;
+/**
+ * How long a new thread may take to start before the search fails. The search's own bound
+ * (`find_timeout`) starts when the worker has the job, not before: on a loaded machine a thread
+ * took longer to start than a short bound, and a plain-text search then came back "timeout" with
+ * nothing searched.
+ */
+const START_BOUND_MS = 30_000;
 
 let running = 0;
 const waiting: (() => void)[] = [];
@@ -151,12 +159,19 @@ export async function runFind(request: FindRequest, timeoutMs: number, signal?: 
         fn();
       };
       // A search still running at the bound is stopped the only way a regular expression can be.
-      const timer = setTimeout(() => finish(false, () => resolve({ status: "timeout", matches, truncated: true, ...(owner ? { owner } : {}) })), timeoutMs);
+      const stopAtBound = () => finish(false, () => resolve({ status: "timeout", matches, truncated: true, ...(owner ? { owner } : {}) }));
+      let timer = setTimeout(
+        () => finish(false, () => reject(new Error(`the search thread did not start within ${START_BOUND_MS / 1000} s; try again`))),
+        START_BOUND_MS,
+      );
       const onAbort = () => finish(false, () => reject(new Error("search cancelled")));
       signal?.addEventListener("abort", onAbort, { once: true });
       const onMessage = (msg: FindWorkerMessage & { id: number }) => {
         if (msg.id !== id) return;
-        if (msg.t === "owner") owner = msg.owner;
+        if (msg.t === "started") {
+          clearTimeout(timer);
+          timer = setTimeout(stopAtBound, timeoutMs);
+        } else if (msg.t === "owner") owner = msg.owner;
         else if (msg.t === "match") matches.push(msg.m);
         else if (msg.t === "done") finish(true, () => resolve({ status: "ok", matches, truncated: msg.truncated, ...(owner ? { owner } : {}) }));
         else if (msg.t === "gone") finish(true, () => resolve({ status: "gone", matches: [], truncated: false }));

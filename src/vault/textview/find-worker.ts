@@ -93,6 +93,8 @@ async function run(input: FindWorkerInput, post: (m: FindWorkerMessage) => void)
 
 parentPort?.on("message", (input: FindWorkerInput & { id: number }) => {
   const post = (m: FindWorkerMessage) => parentPort?.postMessage({ ...m, id: input.id });
+  // The thread is up and has the job: the search's bound starts now (see START_BOUND_MS).
+  post({ t: "started" });
   run(input, post).catch((err: unknown) => {
     const tampered = err instanceof FormatError || (err instanceof Error && err.name === "ZodError");
     post({ t: "error", tampered, message: err instanceof Error ? err.message : String(err) });
