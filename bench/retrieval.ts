@@ -11,7 +11,7 @@
 //
 // Sets: LiveMCPBench's 95 tasks (long, multi-step) and our own short natural requests
 // (bench/data/requests), over LiveMCPBench's catalogue, over LiveMCPBench + MCP-Zero distractors,
-// and the README example config's catalogue. Every set is split into a tune half and a check
+// and the README example config's catalogue (the earlier example requests and both everyday sets). Every set is split into a tune half and a check
 // half by a hash of the query id (bench-data.ts halfOf), fixed before any tuning.
 //
 // Metrics (per query; a group is a set of tools any of which counts):
@@ -22,6 +22,7 @@
 //                  requests that no tool in the catalogue serves)
 //   conf prec      confident answers whose recommendation is a relevant tool (a confident answer
 //                  to a request nothing serves is wrong)
+//   unserved conf  confident answers to the requests nothing serves, of how many there are
 // Queries are clipped to the 2,048-byte limit a client must respect.
 import { join } from "node:path";
 import MiniSearch from "minisearch";
