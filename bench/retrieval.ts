@@ -11,8 +11,9 @@
 //
 // Sets: LiveMCPBench's 95 tasks (long, multi-step) and our own short natural requests
 // (bench/data/requests), over LiveMCPBench's catalogue, over LiveMCPBench + MCP-Zero distractors,
-// and the README example config's catalogue (the earlier example requests and both everyday sets). Every set is split into a tune half and a check
-// half by a hash of the query id (bench-data.ts halfOf), fixed before any tuning.
+// and the README example config's catalogue (the earlier example requests and both everyday
+// sets). Every set is split into a tune half and a check half by a hash of the query id
+// (bench-data.ts halfOf), fixed before any tuning.
 //
 // Metrics (per query; a group is a set of tools any of which counts):
 //   hit@1, hit@5   the first relevant tool is ranked first / in the top 5
