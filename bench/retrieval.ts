@@ -7,11 +7,13 @@
 //   npx tsx bench/retrieval.ts                 # every set, every method
 //   npx tsx bench/retrieval.ts --via-gateway   # also mcphub_search_tools through a real gateway
 //   npx tsx bench/retrieval.ts --tune --method lexical   # the tune half of one method (for tuning)
+//   npx tsx bench/retrieval.ts --set everyday --method lexical   # only the sets named so
 //
 // Sets: LiveMCPBench's 95 tasks (long, multi-step) and our own short natural requests
 // (bench/data/requests), over LiveMCPBench's catalogue, over LiveMCPBench + MCP-Zero distractors,
-// and the README example config's catalogue. Every set is split into a tune half and a check
-// half by a hash of the query id (bench-data.ts halfOf), fixed before any tuning.
+// and the README example config's catalogue (the earlier example requests and both everyday
+// sets). Every set is split into a tune half and a check half by a hash of the query id
+// (bench-data.ts halfOf), fixed before any tuning.
 //
 // Metrics (per query; a group is a set of tools any of which counts):
 //   hit@1, hit@5   the first relevant tool is ranked first / in the top 5
@@ -21,6 +23,7 @@
 //                  requests that no tool in the catalogue serves)
 //   conf prec      confident answers whose recommendation is a relevant tool (a confident answer
 //                  to a request nothing serves is wrong)
+//   unserved conf  confident answers to the requests nothing serves, of how many there are
 // Queries are clipped to the 2,048-byte limit a client must respect.
 import { join } from "node:path";
 import MiniSearch from "minisearch";
@@ -40,6 +43,7 @@ import {
   loadExampleCatalog,
   loadQueries,
   loadEverydayRequests,
+  loadEverydayRequests2,
   loadRequests,
   uniqueEntries,
   type Half,
@@ -168,6 +172,8 @@ interface Metrics {
   confShare?: number;
   confPrecision?: number;
   confident: number;
+  /** Confident answers to requests nothing in the catalogue serves. */
+  unserved: number;
 }
 
 async function evaluate(search: Searcher, queries: Labelled[]): Promise<Metrics> {
@@ -178,6 +184,7 @@ async function evaluate(search: Searcher, queries: Labelled[]): Promise<Metrics>
   let mrr = 0;
   let confident = 0;
   let confRight = 0;
+  let unserved = 0;
   let hasResolve = false;
   for (const q of queries) {
     const answer = await search(truncateUtf8(q.query, MAX_QUERY_BYTES));
@@ -187,6 +194,7 @@ async function evaluate(search: Searcher, queries: Labelled[]): Promise<Metrics>
       if (answer.confident !== null) {
         confident++;
         if (relevant.has(answer.confident)) confRight++;
+        if (q.groups.length === 0) unserved++;
       }
     }
     if (q.groups.length === 0) continue;
@@ -209,6 +217,7 @@ async function evaluate(search: Searcher, queries: Labelled[]): Promise<Metrics>
     r5: r5 / d,
     mrr: mrr / d,
     confident,
+    unserved,
     ...(hasResolve ? { confShare: confident / Math.max(1, queries.length), ...(confident > 0 ? { confPrecision: confRight / confident } : {}) } : {}),
   };
 }
@@ -270,20 +279,23 @@ async function main(): Promise<void> {
     { set: "natural requests", catalogue: "+ MCP-Zero", entries: withDistractors, queries: natural("live") },
     { set: "example requests", catalogue: "example config", entries: exampleEntries, queries: natural("example") },
     { set: "everyday requests", catalogue: "example config", entries: exampleEntries, queries: loadEverydayRequests().map(labelled) },
+    { set: "everyday-2 requests", catalogue: "example config", entries: exampleEntries, queries: loadEverydayRequests2().map(labelled) },
     { set: "MCP-Zero descriptions", catalogue: "MCP-Zero", entries: zeroEntries, queries: descriptionQueries(zeroEntries), methods: ["plain BM25", "lexical"] },
   ];
   const methods: Method[] = [bm25, minisearch, lexical, hybridMethod(), rrfMethod()].filter((m) => !only || m.name.startsWith(only));
 
-  const header = ["set", "catalogue", "tools", "half", "n", "method", "hit@1", "hit@5", "recall@5", "MRR", "conf share", "conf prec"];
+  const header = ["set", "catalogue", "tools", "half", "n", "method", "hit@1", "hit@5", "recall@5", "MRR", "conf share", "conf prec", "unserved conf"];
+  // --set NAME: only the sets whose name starts with NAME (for a quick look while tuning).
+  const onlySet = process.argv.includes("--set") ? process.argv[process.argv.indexOf("--set") + 1] : undefined;
   const rows: string[][] = [];
   try {
-    for (const s of setups) {
+    for (const s of setups.filter((x) => !onlySet || x.set.startsWith(onlySet))) {
       for (const m of methods.filter((x) => !s.methods || s.methods.some((p) => x.name.startsWith(p)))) {
         const search = await m.build(s.entries);
         for (const half of halves) {
           const qs = s.queries.filter((q) => q.half === half);
           const r = await evaluate(search, qs);
-          rows.push([s.set, s.catalogue, String(s.entries.length), half, String(r.n), m.name, f3(r.hit1), f3(r.hit5), f3(r.r5), f3(r.mrr), f3(r.confShare), r.confShare === undefined ? "—" : `${f3(r.confPrecision)} (${r.confident})`]);
+          rows.push([s.set, s.catalogue, String(s.entries.length), half, String(r.n), m.name, f3(r.hit1), f3(r.hit5), f3(r.r5), f3(r.mrr), f3(r.confShare), r.confShare === undefined ? "—" : `${f3(r.confPrecision)} (${r.confident})`, r.confShare === undefined ? "—" : `${r.unserved} of ${qs.length - r.n}`]);
         }
       }
     }
@@ -293,7 +305,7 @@ async function main(): Promise<void> {
         for (const s of setups.filter((x) => x.catalogue === "LiveMCPBench")) {
           for (const half of ["tune", "check"] as const) {
             const r = await evaluate(async (q) => ({ ranked: await gw.search(q) }), s.queries.filter((q) => q.half === half));
-            rows.push([s.set, s.catalogue, String(s.entries.length), half, String(r.n), "search_tools via gateway", f3(r.hit1), f3(r.hit5), f3(r.r5), f3(r.mrr), "—", "—"]);
+            rows.push([s.set, s.catalogue, String(s.entries.length), half, String(r.n), "search_tools via gateway", f3(r.hit1), f3(r.hit5), f3(r.r5), f3(r.mrr), "—", "—", "—"]);
           }
         }
       } finally {

@@ -82,10 +82,10 @@ const OFFLINE_SHOWN = 3;
 const HINTS = {
   tooGeneric: "say what you want done (the goal, activity or capability) in the query; capabilities lists what each server does",
   noOverlap: "no tool matched these words: rephrase with the capability words in capabilities, or browse with search_tools",
-  ambiguous: "ambiguous: do not run it automatically; compare the alternatives, search with more specific words, or ask the user",
+  ambiguous: "ambiguous: do not run it automatically; compare the alternatives, search more specifically, or ask the user",
   templateBounded: (ns: string) => `the template was bounded: call describe_tool for ${ns} before calling it`,
   ready: (ns: string) => `fill the placeholders of argument_template and call call_tool with tool ${ns}; describe_tool shows its full schema`,
-  weak: "weak match: do not run it automatically; rephrase with what the servers do (servers, capabilities), or browse with search_tools",
+  weak: "weak match: do not run it automatically; rephrase with what the servers do, or try search_tools",
   weakSearch: "weak matches: rephrase with what the servers do (servers, capabilities)",
   search: "describe_tool shows a tool's full description and schema; call_tool runs it",
 } as const;

@@ -394,11 +394,11 @@ describe("resolve contract checker", () => {
 describe("resolve_tool's calibrated confidence, end to end over the example config's catalogue", () => {
   it("vouches through the builder, which gives the model the catalogue's size", () => {
     // bench/data/example: the README config's 40 tools with its routing metadata. The request's
-    // three path words are no capability: coverage is below the 0.6 bar, so only the model can vouch.
+    // two names are no capability: coverage is below the 0.6 bar, so only the model can vouch.
     const idx = indexEntries(uniqueEntries(loadExampleCatalog()));
-    const q = "create the directory path src/components/buttons";
+    const q = "delete the relation between Zed and Quinn";
     const doc = buildResolveResponse(idx, { query: q }, { revision: REV });
-    expect(doc).toMatchObject({ status: "confident", confidence: "medium", reason_codes: ["clear_margin"], recommendation: { namespaced: "files__create_directory" } });
+    expect(doc).toMatchObject({ status: "confident", confidence: "medium", reason_codes: ["clear_margin"], recommendation: { namespaced: "memory__delete_relations" } });
     const ranked = idx.rank(q, { limit: 12, explain: true });
     expect(assessRoute(ranked.matches, idx.termCount(q), ranked.total, { catalogSize: idx.size() }).status).toBe("confident");
     // Without the size the model's probability is undefined, and the rules alone find coverage short.

@@ -66,9 +66,17 @@ describe("action agreement", () => {
       ["produce facts to remember about people", "memory__create_entities"],
       ["hunt through what you remember about people", "memory__search_nodes"],
     ];
+    // The verbs' own sense-mates (SCORER.unknownVerbMates: "hunt" → search) would reach the tools'
+    // text: off here, so the only evidence is the server's and the action signal alone decides.
+    const plain = (): SearchIndex => indexOf(memory());
+    SCORER.unknownVerbMates = false;
     SCORER.actionWeight = 0;
-    for (const [q] of requests) expect(new Set(idx.search(q).map((m) => m.score)).size).toBe(1); // all tie on server text
+    for (const [q] of requests) expect(new Set(plain().search(q).map((m) => m.score)).size).toBe(1); // all tie on server text
     SCORER.actionWeight = saved.actionWeight;
+    const byAction = plain();
+    for (const [q, want] of requests) expect(names(byAction, q)[0]).toBe(want);
+    SCORER.unknownVerbMates = saved.unknownVerbMates;
+    // With the sense-mates on, the ranking still picks the same tools.
     for (const [q, want] of requests) expect(names(idx, q)[0]).toBe(want);
   });
 
@@ -205,5 +213,36 @@ describe("declared effect on a tie", () => {
     expect(["what do you know", "is there a file called .env?", "did I tell you my favourite colour", "How many"].map(isQuestion)).toEqual([true, true, true, true]);
     // Modals open polite requests to act; a "that" clause is a statement.
     expect(["can you read docs/setup.md", "remember that Alice prefers tea", "what's 40 plus 2"].map(isQuestion)).toEqual([false, false, true]);
+  });
+});
+
+describe("term proximity", () => {
+  const files = (): SearchIndex =>
+    indexOf([
+      entry({ server: "files", tool: "get_file_info", description: "Retrieve detailed metadata about a file: size, creation time, last modified time and permissions." }),
+      entry({ server: "files", tool: "edit_file", description: "Make line-based edits to a text file; modified lines are replaced with new content." }),
+    ]);
+  it("ranks first the tool whose own text says the request's adjacent words adjacently", () => {
+    const q = "when was report.docx last modified";
+    SCORER.pairWeight = 0;
+    const without = files().search(q).map((m) => m.score);
+    SCORER.pairWeight = saved.pairWeight;
+    const idx = files();
+    expect(idx.search(q)[0]?.entry.namespaced).toBe("files__get_file_info");
+    const with_ = idx.search(q);
+    expect((with_[0]?.score ?? 0) / (with_[1]?.score ?? 1)).toBeGreaterThan((without[0] ?? 0) / (without[1] ?? 1));
+  });
+  it("never pairs the leading verb: a verb next to an adjective says nothing about the object", () => {
+    const idx = indexOf([
+      entry({ server: "kg", tool: "add_observations", description: "Add new observations to existing entities" }),
+      entry({ server: "kg", tool: "create_entities", description: "Create multiple new entities" }),
+    ]);
+    SCORER.pairWeight = 0;
+    const before = indexOf([
+      entry({ server: "kg", tool: "add_observations", description: "Add new observations to existing entities" }),
+      entry({ server: "kg", tool: "create_entities", description: "Create multiple new entities" }),
+    ]).search("add new person Carol").map((m) => [m.entry.namespaced, m.score]);
+    SCORER.pairWeight = saved.pairWeight;
+    expect(idx.search("add new person Carol").map((m) => [m.entry.namespaced, m.score])).toEqual(before);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { foldText, indexTerms, queryTerms, tokenize, words, MAX_QUERY_TERMS } from "../../../src/catalog/search/text/tokenize.js";
+import { foldText, indexTerms, queryTerms, searchTerms, tokenize, words, MAX_QUERY_TERMS } from "../../../src/catalog/search/text/tokenize.js";
 import { stem } from "../../../src/catalog/search/text/stem.js";
 import { synonymsOf } from "../../../src/catalog/search/text/lexicon.js";
 import { wordnet } from "../../../src/catalog/search/text/wordnet.js";
@@ -125,5 +125,60 @@ describe("WordNet derivations", () => {
       entry({ server: "other", tool: "run", description: "Runs shell commands." }),
     ]);
     expect(idx.search("translate this paragraph")[0]?.entry.namespaced).toBe("lang__run");
+  });
+});
+
+describe("names of files are values (searchTerms)", () => {
+  const values = (q: string): string[] => searchTerms(q).filter((t) => t.value).map((t) => t.word);
+  it("marks a file reference's directory and base-name words, keeps its extension and the added file term", () => {
+    const terms = searchTerms("can you relocate server.log to /tmp/old");
+    expect(terms.map((t) => t.word)).toEqual(["relocate", "server", "log", "tmp", "old", "file"]);
+    expect(values("can you relocate server.log to /tmp/old")).toEqual(["server", "tmp", "old"]);
+    expect(values("pull up config.yaml")).toEqual(["config"]);
+  });
+  it("keeps a word the request also says outside a file reference, and never marks a URL", () => {
+    expect(values("read docs/setup.md and the other docs")).toEqual(["setup"]);
+    expect(values("send the user to https://example.com/login")).toEqual([]);
+    expect(values("list the open issues")).toEqual([]);
+    // A slash between words is an alternative, not a path; a path has a root, a trailing
+    // separator, three segments or an extension.
+    expect(values("Get detailed file/directory metadata; post to Twitter/X")).toEqual([]);
+    expect(values("mkdir -p src/components/buttons, then archive/")).toEqual(["src", "components", "buttons", "archive"]);
+  });
+  it("a value term reaches no catalogue term: the word in a file name does not match a tool that says it", () => {
+    const idx = indexOf([
+      entry({ server: "logs", tool: "toggle_logging", description: "Turns server logging on or off." }),
+      entry({ server: "files", tool: "move_file", description: "Move or rename a file." }),
+    ]);
+    expect(idx.search("relocate server.log to /tmp/old")[0]?.entry.namespaced).toBe("files__move_file");
+  });
+});
+
+describe("arithmetic symbols read as their words (searchTerms)", () => {
+  it("adds plus, times, percent for an operator between numbers; a hyphen between digits is no minus", () => {
+    expect(searchTerms("what's 1234 + 5678").map((t) => t.word)).toContain("plus");
+    expect(searchTerms("3 × 4").map((t) => t.word)).toContain("times");
+    expect(searchTerms("what is 15% of 80").map((t) => t.word)).toContain("percent");
+    expect(searchTerms("notes for 2024-06-01").map((t) => t.word)).not.toContain("minus");
+    expect(searchTerms("add a + b to the list").map((t) => t.word)).not.toContain("plus");
+  });
+  it("finds the sum tool for a sum written with its symbol", () => {
+    const idx = indexOf([
+      entry({ server: "calc", tool: "get_sum", description: "Returns the sum of two numbers" }),
+      entry({ server: "calc", tool: "echo", description: "Echoes back the input string" }),
+    ]);
+    expect(idx.search("what's 1234 + 5678")[0]?.entry.namespaced).toBe("calc__get_sum");
+  });
+});
+
+describe("verb sense-mates of a word the catalogue lacks", () => {
+  it("'note' reaches observation through its verb sense {note, observe, mention, remark} only when verbs are asked for", () => {
+    expect(wordnet.senseMates("note", true)).toContain("observation");
+    expect(wordnet.senseMates("note")).not.toContain("observation");
+    const idx = indexOf([
+      entry({ server: "kg", tool: "add_observations", description: "Add new observations to existing entities" }),
+      entry({ server: "kg", tool: "read_graph", description: "Read the entire knowledge graph" }),
+    ]);
+    expect(idx.search("note that Bob prefers tea")[0]?.entry.namespaced).toBe("kg__add_observations");
   });
 });

@@ -70,6 +70,8 @@ export function words(text: string): string[] {
 export interface Term {
   word: string;
   stem: string;
+  /** A word that only names a file (NAMES_AS_VALUES): it reaches no catalogue term, and still counts as a request word. */
+  value?: true;
 }
 
 /** Stems are pure functions of the word; the vocabulary of a catalogue is small, so cache them. */
@@ -127,12 +129,83 @@ export function tokenize(text: string): string[] {
 const FILE_REFERENCE = /(?:^|[\s"'(])(?:~|\.{1,2}|[A-Za-z]:)?[/\\][\w.-]+[/\\]?|\b[\w-]+\.(?:[a-z][a-z0-9]{0,4})\b(?=$|[\s"'),;:])/u;
 
 /**
+ * Words that name a file are values, not capabilities (sixth round of issue 23): in "relocate
+ * server.log to /tmp/old" the request is about moving a file, and *server*, *tmp* and *old* are
+ * where it is and what it is called, so a tool whose text says "server" or "old" is no better a
+ * match for them. A file reference is a whitespace-separated chunk shaped like a path (PATH_SHAPE;
+ * not a URL) or a file name with an extension; its directory and base-name words reach no catalogue term
+ * (Term.value) unless the request also says them outside a file reference. They stay request
+ * words: resolve's coverage counts them as words no tool holds, as it would any name. The extension stays: it tells
+ * the file's kind (md, jpg, csv), which tools do describe. The "file" term below is added as before.
+ */
+export const NAMES_AS_VALUES = { on: true };
+
+const FILE_NAME = /^[\w~-][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,5}$/u;
+/**
+ * What makes a chunk with a slash a path rather than an alternative ("file/directory",
+ * "Twitter/X", "and/or"): a root (/, ~/, ./, ../, C:\), a trailing separator, three segments or
+ * more, or a last segment with an extension.
+ */
+const PATH_SHAPE = /^(?:[/\\]|~[/\\]|\.{1,2}[/\\]|[A-Za-z]:[/\\])|[/\\]$|[^/\\]+[/\\][^/\\]+[/\\]|[/\\][^/\\]*\.[A-Za-z][A-Za-z0-9]{0,5}$/u;
+
+/** The words of a request's file references that are only there as names (see NAMES_AS_VALUES). */
+function fileNameWords(text: string): Set<string> | undefined {
+  let named: Set<string> | undefined;
+  const elsewhere = new Set<string>();
+  for (const raw of text.split(/\s+/u)) {
+    const chunk = raw.replace(/^["'`(\[<]+/u, "").replace(/[)"'`\]>,;:!?]+$/u, "").replace(/\.$/u, "");
+    const isPath = /[/\\]/u.test(chunk) && !chunk.includes("://") && /\p{L}/u.test(chunk) && PATH_SHAPE.test(chunk);
+    const isName = !isPath && chunk.length >= 4 && FILE_NAME.test(chunk);
+    if (!isPath && !isName) {
+      for (const w of words(raw)) elsewhere.add(w);
+      continue;
+    }
+    const dot = chunk.lastIndexOf(".");
+    const slash = Math.max(chunk.lastIndexOf("/"), chunk.lastIndexOf("\\"));
+    const hasExtension = dot > slash + 1 && FILE_NAME.test(chunk.slice(slash + 1));
+    const extension = hasExtension ? chunk.slice(dot + 1) : "";
+    const nameWords = words(hasExtension ? chunk.slice(0, dot) : chunk);
+    named ??= new Set<string>();
+    for (const w of nameWords) named.add(w);
+    for (const w of words(extension)) elsewhere.add(w);
+  }
+  if (!named) return undefined;
+  for (const w of elsewhere) named.delete(w);
+  return named.size > 0 ? named : undefined;
+}
+
+/**
+ * Arithmetic between numbers, written with its symbols ("what's 1234 + 5678", "3 × 4", "15% of
+ * 80"): the tokeniser drops symbols, so the request would say nothing; each operator reads as its
+ * word (a closed class of five). A hyphen is left alone: between digits it is a date or a range.
+ */
+const OPERATORS: readonly [RegExp, string][] = [
+  [/\d\s*\+\s*\d/u, "plus"],
+  [/\d\s*[×*]\s*\d/u, "times"],
+  [/\d\s*÷\s*\d/u, "divided"],
+  [/\d\s+[−–]\s*\d|\d\s*−\s*\d/u, "minus"],
+  [/\d\s*%/u, "percent"],
+];
+
+function operatorWords(text: string): string[] {
+  const out: string[] = [];
+  for (const [re, word] of OPERATORS) if (re.test(text)) out.push(word);
+  return out;
+}
+
+/**
  * The terms a search uses: the query's own terms, plus "file" when the query mentions a file
  * path or file name — a task that names a file needs a tool that reads or writes files, even
  * when it never says the word.
  */
 export function searchTerms(text: string): Term[] {
-  const terms = queryTerms(text);
+  const named = NAMES_AS_VALUES.on ? fileNameWords(text) : undefined;
+  const terms = named ? queryTerms(text).map((t): Term => (named.has(t.word) ? { ...t, value: true } : t)) : queryTerms(text);
+  for (const word of operatorWords(text)) {
+    if (terms.length >= MAX_QUERY_TERMS) break;
+    const s = stem(word);
+    if (!terms.some((t) => t.stem === s)) terms.push({ word, stem: s });
+  }
   if (terms.length > 0 && terms.length < MAX_QUERY_TERMS && !terms.some((t) => t.stem === "file") && FILE_REFERENCE.test(text)) {
     terms.push({ word: "file", stem: stem("file") });
   }

@@ -140,15 +140,16 @@ export class WordNet {
    * DERIVATION_SENSES most frequent synsets and every word those synsets link to by a derivation
    * pointer ("plus" → its arithmetic sense {summation, addition} → sum, add, summate). Lowercase
    * single words, sorted, never the word itself nor one of its own derivations (those are
-   * `derivations`). Verbs are left out: their relations are the action signal's (signals/action.ts).
+   * `derivations`). Verbs are left out unless `verbs` (their relations are the action signal's,
+   * signals/action.ts); index.ts asks for them only for a word the catalogue holds in no form.
    */
-  senseMates(word: string): readonly string[] {
+  senseMates(word: string, verbs = false): readonly string[] {
     if (!/^[a-z][a-z'-]*$/.test(word) || word.length < 2) return EMPTY;
-    const key = `\u0001${word}`;
+    const key = `${verbs ? "\u0002" : "\u0001"}${word}`;
     const hit = this.cache.get(key);
     if (hit) return hit;
     const out = new Set<string>();
-    for (const pos of ["noun", "adj", "adv"] as const) {
+    for (const pos of verbs ? (["noun", "verb", "adj", "adv"] as const) : (["noun", "adj", "adv"] as const)) {
       for (const lemma of this.lemmas(word, pos)) {
         for (const offset of this.senses(lemma, pos).slice(0, DERIVATION_SENSES)) {
           const synset = this.synset(pos, offset);
