@@ -21,7 +21,7 @@ import { foldText, indexTerms, queryTerms as queryTermsOf, searchTerms, type Ter
 import { truncateUtf8 } from "../../util/text.js";
 import { Vocabulary } from "./vocabulary.js";
 import { addTo, removeFrom } from "../../util/multimap.js";
-import { ActionIndex, directObject, isDeprecated, isQuestion, queryActions, replacementOf, requestQuantity, toolActions, toolTakesSeveral } from "./signals/index.js";
+import { ActionIndex, directObject, isDeprecated, isQuestion, queryActions, replacementOf, type QueryAction, requestQuantity, toolActions, toolTakesSeveral } from "./signals/index.js";
 
 export interface RankedMatch {
   entry: CatalogEntry;
@@ -459,8 +459,10 @@ export class SearchIndex {
     const { total, best, maskLo, maskHi, score, serverTotal, serverBest, serverMaskLo, serverMaskHi, serverTop, serverClaimed, factor } = sc;
     const touchedDocs: number[] = [];
     const touchedServerIds: number[] = [];
-    const agreeing = this.actionAgreement(query, factor);
-    const leadingVerb = opts.explain ? queryActions(query).find((a) => a.leading)?.word : undefined;
+    const actions = queryActions(query);
+    const agreeing = this.actionAgreement(actions, factor);
+    const leading = actions.find((a) => a.leading)?.word;
+    const leadingVerb = opts.explain ? leading : undefined;
     try {
       // Tool-level and server-level evidence add up (a doc's score for a term is its own best
       // variant plus its server's best variant), so the two are accumulated separately and each
@@ -568,7 +570,7 @@ export class SearchIndex {
       const object = SCORER.objectWeight > 0 ? directObject(query) : undefined;
       const objectStems = object !== undefined ? this.objectVariants(object) : undefined;
       const quantity = SCORER.numberWeight > 0 ? requestQuantity(query) : undefined;
-      const qPairs = SCORER.pairWeight > 0 ? queryPairs(query, queryTerms, queryActions(query).find((a) => a.leading)?.word) : [];
+      const qPairs = SCORER.pairWeight > 0 ? queryPairs(query, queryTerms, leading) : [];
       const nameFactor = (id: number): number => {
         const doc = this.docs[id] as Doc;
         let f = SCORER.nameWeight > 0 ? 1 + SCORER.nameWeight * this.nameCoverage(doc, reach, asWritten) : 1;
@@ -696,10 +698,10 @@ export class SearchIndex {
    * Action agreement of every tool whose action relates to a request verb, written into `factor`
    * (in [−1, 1]; 0 for every other tool). Returns the ids written, for the caller to score and reset.
    */
-  private actionAgreement(query: string, factor: Float64Array): number[] {
+  private actionAgreement(actions: readonly QueryAction[], factor: Float64Array): number[] {
     const touched: number[] = [];
     if (SCORER.actionWeight === 0) return touched;
-    for (const q of queryActions(query)) {
+    for (const q of actions) {
       for (const [lemma, relation] of this.actions.related(q)) {
         const r = relation * q.weight;
         for (const id of this.actions.docsOf(lemma)) {
