@@ -129,6 +129,16 @@ export function loadEverydayRequests2(): RequestLine[] {
   return loadRequestFile("everyday-2.jsonl");
 }
 
+/**
+ * A third everyday set on the example config (bench/data/requests/everyday-3.jsonl): 150
+ * requests, 15 of them for things no configured tool does, written by an engineer who saw only
+ * the 40 tools' names, descriptions and argument names (not the ranker, not the other sets), and
+ * committed before any measurement on them (seventh round of issue 23).
+ */
+export function loadEverydayRequests3(): RequestLine[] {
+  return loadRequestFile("everyday-3.jsonl");
+}
+
 const ExampleServer = z.object({
   description: z.string().optional(),
   tags: z.array(z.string()).optional(),

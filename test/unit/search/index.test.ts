@@ -174,6 +174,73 @@ describe("SearchIndex ranking", () => {
     expect(names(off, "what is 17 plus 25")).toEqual([]);
   });
 
+  it("reads the shell's file commands as the operations they name (ls, cat, mv, rm, mkdir)", () => {
+    const idx = indexOf([
+      entry({ server: "fs", tool: "list_directory", description: "Get a detailed listing of all files and directories in a path." }),
+      entry({ server: "fs", tool: "read_text_file", description: "Read the complete contents of a file as text." }),
+      entry({ server: "fs", tool: "move_file", description: "Move or rename files and directories." }),
+      entry({ server: "fs", tool: "delete_file", description: "Delete a file." }),
+      entry({ server: "fs", tool: "create_directory", description: "Create a new directory." }),
+    ]);
+    expect(names(idx, "ls ~/Downloads")[0]).toBe("fs__list_directory");
+    expect(names(idx, "cat notes.txt")[0]).toBe("fs__read_text_file");
+    expect(names(idx, "mv src/utils.js src/lib/utils.js")[0]).toBe("fs__move_file");
+    expect(names(idx, "relocate server.log to /tmp/old")[0]).toBe("fs__move_file");
+    expect(names(idx, "rm old.log")[0]).toBe("fs__delete_file");
+    expect(names(idx, "mkdir build")[0]).toBe("fs__create_directory");
+  });
+
+  it("reads a closed compound the catalogue lacks through its parts, and only a real compound", () => {
+    const catalogue = [
+      entry({ server: "fs", tool: "list_directory", description: "List the entries of a directory." }),
+      entry({ server: "fs", tool: "get_file_info", description: "The size and times of a file, by name." }),
+    ];
+    const idx = indexOf(catalogue);
+    // "subfolders": sub- and "folders", a synonym of directory; "filename": file and name.
+    expect(names(idx, "are there any subfolders in assets/?")[0]).toBe("fs__list_directory");
+    expect(idx.search("what is the filename size")[0]?.entry.namespaced).toBe("fs__get_file_info");
+    // A long head the catalogue cannot read is a word of its own: "hyperfolders" is not split.
+    expect(names(idx, "hyperfolders")).toEqual([]);
+    SCORER.compoundWeight = 0;
+    expect(names(indexOf(catalogue), "are there any subfolders in assets/?")).toEqual([]);
+  });
+
+  it("puts a read-only tool first for a question when the evidence is close (questionWeight)", () => {
+    const idx = indexOf([
+      { ...entry({ server: "notes", tool: "find_notes", description: "Find notes about a topic." }), annotations: { readOnlyHint: true } },
+      { ...entry({ server: "notes", tool: "store_notes", description: "Notes about a topic, kept." }), annotations: { readOnlyHint: false, destructiveHint: false } },
+    ]);
+    expect(names(idx, "what notes are there about the topic?")[0]).toBe("notes__find_notes");
+    // A request to act is not a question: the evidence decides.
+    expect(names(idx, "notes about the topic")[0]).toBe("notes__store_notes");
+    SCORER.questionWeight = 0;
+    expect(names(idx, "what notes are there about the topic?")[0]).toBe("notes__store_notes");
+  });
+
+  it("lifts the tools of a server whose name the request says (serverNameWeight), and only then", () => {
+    const catalogue = [
+      entry({ server: "memory", tool: "search_nodes", description: "Search for nodes in the knowledge graph." }),
+      entry({ server: "files", tool: "search_files", description: "Search for files and directories matching a pattern." }),
+    ];
+    const scores = (q: string): Record<string, number> => Object.fromEntries(indexOf(catalogue).search(q).map((m) => [m.entry.namespaced, m.score]));
+    const said = scores("search memory for alice");
+    const unsaid = scores("search for alice");
+    SCORER.serverNameWeight = 0;
+    const saidOff = scores("search memory for alice");
+    expect(scores("search for alice")).toEqual(unsaid);
+    // × 1.2 on the named server's tool, within the rounding of scores; the other server's is unmoved.
+    expect(Math.abs((said["memory__search_nodes"] ?? 0) - 1.2 * (saidOff["memory__search_nodes"] ?? 0))).toBeLessThanOrEqual(1);
+    expect(said["files__search_files"]).toBe(saidOff["files__search_files"]);
+    // A name inside a file name is no mention of the server: "memory.md" is a value. (The file it
+    // names implies "file", which does name the files server.)
+    SCORER.serverNameWeight = 0.2;
+    const inPath = scores("search notes/memory.md for alice");
+    SCORER.serverNameWeight = 0;
+    const inPathOff = scores("search notes/memory.md for alice");
+    expect(inPath["memory__search_nodes"]).toBe(inPathOff["memory__search_nodes"]);
+    expect(inPath["files__search_files"]).toBeGreaterThan(inPathOff["files__search_files"] ?? 0);
+  });
+
   it("lifts the siblings of a server's best-matching tool (sibling evidence)", () => {
     // aaa__count_words and zed__count_words carry the same text and the same single hit
     // ("text"); only zed's other tool matches the rest of the task, so zed's tool comes first

@@ -9,24 +9,28 @@
 // Everyday-capability classes (trending/popular, buy/shop, remember/memory, nearby, ...) that were
 // added while tuning on LiveMCPBench were removed: on requests they were not written for they
 // measured no gain (docs/discovery.md, "Generalise"). General English relations come from WordNet
-// instead (wordnet.ts).
+// instead (wordnet.ts). The shell's file commands (ls, cat, mv, rm, mkdir) are words of the
+// software vocabulary too: people type them as verbs ("ls ~/Downloads", "mv a.js lib/a.js").
+// "stat" is not among them: the stemmer makes "statement" stat too.
 import { stem } from "./stem.js";
 import { foldText } from "./tokenize.js";
 
 export const SYNONYM_CLASSES: ReadonlyArray<readonly string[]> = [
   ["fetch", "get", "retrieve", "download", "obtain", "pull", "descargar", "obtener", "bajar"],
   ["send", "post", "publish", "submit", "deliver", "enviar", "mandar", "publicar"],
-  ["delete", "remove", "erase", "destroy", "purge", "unlink", "forget", "eliminar", "borrar", "quitar", "olvidar"],
+  ["delete", "remove", "erase", "destroy", "purge", "unlink", "forget", "rm", "eliminar", "borrar", "quitar", "olvidar"],
   ["create", "add", "new", "make", "generate", "insert", "crear", "agregar", "añadir", "nuevo", "generar"],
-  ["list", "enumerate", "browse", "listar", "enumerar"],
+  ["list", "enumerate", "browse", "ls", "listar", "enumerar"],
   ["find", "search", "query", "lookup", "look", "locate", "seek", "discover", "buscar", "busqueda", "encontrar", "consultar"],
   ["repo", "repository", "repositorio", "codebase"],
   ["update", "edit", "modify", "change", "patch", "alter", "actualizar", "editar", "modificar", "cambiar"],
-  ["read", "view", "show", "display", "open", "inspect", "leer", "ver", "mostrar", "abrir"],
+  ["read", "view", "show", "display", "open", "inspect", "print", "cat", "leer", "ver", "mostrar", "abrir"],
   ["write", "save", "store", "persist", "record", "guardar", "escribir", "almacenar"],
   ["run", "execute", "exec", "invoke", "launch", "trigger", "ejecutar", "lanzar"],
   ["file", "archivo", "fichero"],
-  ["folder", "directory", "dir", "carpeta", "directorio"],
+  ["folder", "directory", "dir", "mkdir", "carpeta", "directorio"],
+  ["move", "rename", "relocate", "mv", "mover", "renombrar"],
+  ["metadata", "info", "metadatos"],
   ["document", "doc", "documento"],
   ["image", "picture", "photo", "img", "png", "jpg", "jpeg", "imagen", "foto"],
   ["video", "movie", "clip", "mp4", "pelicula"],
