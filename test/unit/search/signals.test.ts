@@ -2,7 +2,7 @@
 // coverage, and pins as tie-breakers. Each test fails when its signal is turned off.
 import { afterEach, describe, expect, it } from "vitest";
 import { SCORER, SearchIndex } from "../../../src/catalog/search/index.js";
-import { ActionIndex, isQuestion, queryActions, toolActions } from "../../../src/catalog/search/signals/action.js";
+import { ACTION, ActionIndex, isQuestion, queryActions, toolActions } from "../../../src/catalog/search/signals/action.js";
 import { isDeprecated } from "../../../src/catalog/search/signals/deprecated.js";
 import { requestQuantity, toolTakesSeveral } from "../../../src/catalog/search/signals/number.js";
 import { wordnet } from "../../../src/catalog/search/text/wordnet.js";
@@ -23,9 +23,34 @@ function memory(): ReturnType<typeof entry>[] {
 }
 
 const saved = { ...SCORER };
-afterEach(() => Object.assign(SCORER, saved));
+const savedAction = { ...ACTION };
+afterEach(() => {
+  Object.assign(SCORER, saved);
+  Object.assign(ACTION, savedAction);
+});
 
 describe("action agreement", () => {
+  it("reads a verb and its particles as the phrasal verb WordNet lists (look at, look for, get rid of)", () => {
+    const lemmas = (q: string): string[] => queryActions(q).map((a) => a.senses.lemma);
+    expect(lemmas("look at the screenshot images/bug.jpg")[0]).toBe("look_at");
+    expect(lemmas("look for bug.jpg")[0]).toBe("look_for");
+    expect(lemmas("looked up the logs")[0]).toBe("look_up");
+    // The longest form wins, and its particles are no verbs of their own ("rid of" is listed too).
+    expect(lemmas("get rid of old.log")).toEqual(["get_rid_of", "log"]);
+    // A verb with no phrasal form stays itself.
+    expect(lemmas("read the config")[0]).toBe("read");
+    const catalogue = [
+      entry({ server: "fs", tool: "search_files", description: "Search for files matching a pattern." }),
+      entry({ server: "fs", tool: "read_media_file", description: "Read an image or audio file." }),
+    ];
+    // "look" alone is a search word (the lexicon's find class); "look at" views.
+    expect(names(indexOf(catalogue), "look at the screenshot images/bug.jpg")[0]).toBe("fs__read_media_file");
+    expect(names(indexOf(catalogue), "look for bug.jpg")[0]).toBe("fs__search_files");
+    ACTION.phrasal = false;
+    expect(lemmas("look at the screenshot images/bug.jpg")[0]).toBe("look");
+    expect(names(indexOf(catalogue), "look at the screenshot images/bug.jpg")[0]).toBe("fs__search_files");
+  });
+
   it("reads a tool's actions from its name and description, and a request's from its verbs", () => {
     expect(toolActions({ tool: "create_entities", description: "Create multiple new entities" })).toEqual(["create"]);
     expect(toolActions({ tool: "write_file", description: "Create a new file or overwrite one" })).toEqual(["write", "create"]);

@@ -39,6 +39,8 @@ export const ACTION = {
   laterVerb: 0.5,
   /** Senses whose synonyms and neighbours extend a verb through the lexicon (fewer: their words drift). */
   wordSenses: 3,
+  /** Whether a verb and the words after it are read as the phrasal verb WordNet lists (look_at, look_for). */
+  phrasal: true,
 };
 
 /** A request's verb, with how much it speaks for the request's action. */
@@ -48,6 +50,8 @@ export interface QueryAction {
   /** The request's first content word: the imperative ("open package.json and show it to me"). */
   leading: boolean;
   senses: VerbSenses;
+  /** `senses` are a phrasal verb's (look_at), not the word's own: the word's lexicon class is not its action. */
+  phrasal?: true;
 }
 
 function verbOf(word: string): VerbSenses | undefined {
@@ -129,17 +133,28 @@ export function queryActions(query: string): QueryAction[] {
   // *created*", "what *changed* in the last release"): it is what the answer is about, not the
   // action the request asks a tool to take.
   const question = isQuestion(query);
-  for (const w of words(query)) {
+  const all = words(query);
+  for (let i = 0; i < all.length; i++) {
+    const w = all[i] as string;
     const after = prev;
     prev = w;
     if (w.length < 2 || isStopword(w)) continue;
     const leading = first;
     first = false;
     if (DETERMINERS.has(after)) continue;
-    const senses = verbOf(w);
-    if (!senses || out.some((a) => a.senses.lemma === senses.lemma)) continue;
-    if (question && w !== senses.lemma && w.endsWith("ed")) continue;
-    out.push({ word: w, weight: leading ? 1 : ACTION.laterVerb, leading, senses });
+    const single = verbOf(w);
+    if (!single) continue;
+    // A phrasal verb says what the verb alone does not: "look *at*" views, "look *for*" searches.
+    const phrasal = ACTION.phrasal ? wordnet.phrasalVerbSenses(w, all.slice(i + 1, i + 3), ACTION.senses) : undefined;
+    const senses = phrasal?.senses ?? single;
+    if (phrasal) {
+      // Its particles are part of it, not words of their own ("get rid *of*"; "rid of" is one too).
+      i += phrasal.words;
+      prev = all[i] as string;
+    }
+    if (out.some((a) => a.senses.lemma === senses.lemma)) continue;
+    if (question && w !== single.lemma && w.endsWith("ed")) continue;
+    out.push({ word: w, weight: leading ? 1 : ACTION.laterVerb, leading, senses, ...(phrasal ? { phrasal: true as const } : {}) });
     if (out.length >= 8) break;
   }
   return out;
@@ -161,7 +176,7 @@ function stemsOf(q: QueryAction): { same: Set<string>; near: Set<string> } {
     }
     return out;
   };
-  const same = withClass([q.word, q.senses.lemma, ...senses.synonymWords]);
+  const same = withClass(q.phrasal ? senses.synonymWords : [q.word, q.senses.lemma, ...senses.synonymWords]);
   const near = withClass(senses.nearWords);
   for (const s of same) near.delete(s);
   return { same, near };

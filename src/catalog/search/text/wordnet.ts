@@ -178,10 +178,35 @@ export class WordNet {
    */
   verbSenses(word: string, senses: number): VerbSenses | undefined {
     if (!/^[a-z][a-z'-]*$/.test(word) || word.length < 2) return undefined;
+    return this.verbSensesOf(word, senses, () => this.lemmas(word, "verb")[0]);
+  }
+
+  /**
+   * The senses of the phrasal verb a verb makes with the words after it, when WordNet lists one
+   * ("looked *at*" → look_at: view, consider; "look *for*" → search; "get *rid of*" → remove):
+   * the longest of verb + one or two words, with how many of `next` it took. Undefined when
+   * WordNet lists none.
+   */
+  phrasalVerbSenses(verb: string, next: readonly string[], senses: number): { senses: VerbSenses; words: number } | undefined {
+    if (!/^[a-z][a-z'-]*$/.test(verb) || verb.length < 2 || next.length === 0) return undefined;
+    for (const base of this.lemmas(verb, "verb")) {
+      for (let n = Math.min(2, next.length); n >= 1; n--) {
+        const parts = next.slice(0, n);
+        if (!parts.every((w) => /^[a-z]+$/.test(w))) continue;
+        const lemma = [base, ...parts].join("_");
+        if (this.lookup(lemma, "verb") === undefined) continue;
+        const found = this.verbSensesOf(lemma, senses, () => lemma);
+        if (found) return { senses: found, words: n };
+      }
+    }
+    return undefined;
+  }
+
+  private verbSensesOf(word: string, senses: number, lemmaOf: () => string | undefined): VerbSenses | undefined {
     const key = `${word}\u0000${senses}`;
     const hit = this.verbCache.get(key);
     if (hit !== undefined) return hit === false ? undefined : hit;
-    const lemma = this.lemmas(word, "verb")[0];
+    const lemma = lemmaOf();
     let out: VerbSenses | false = false;
     if (lemma !== undefined) {
       const synsets: number[] = [];
