@@ -6,6 +6,7 @@ import { ACTION, ActionIndex, isQuestion, queryActions, toolActions } from "../.
 import { isDeprecated } from "../../../src/catalog/search/signals/deprecated.js";
 import { requestQuantity, toolTakesSeveral } from "../../../src/catalog/search/signals/number.js";
 import { wordnet } from "../../../src/catalog/search/text/wordnet.js";
+import { NEGATION, searchTerms } from "../../../src/catalog/search/text/tokenize.js";
 import { entry, indexOf } from "./entries.js";
 
 const names = (idx: SearchIndex, q: string, prefer?: (ns: string) => boolean): string[] =>
@@ -27,9 +28,28 @@ const savedAction = { ...ACTION };
 afterEach(() => {
   Object.assign(SCORER, saved);
   Object.assign(ACTION, savedAction);
+  NEGATION.on = true;
 });
 
 describe("action agreement", () => {
+  it("reads a negated verb as its antonym, and its word as reaching nothing (don't forget → remember)", () => {
+    const acts = queryActions("I prefer dark mode, don't forget");
+    const forget = acts.find((a) => a.word === "forget");
+    expect(forget?.senses.lemma).toBe("not_forget");
+    expect(forget?.senses.synonymWords).toContain("remember");
+    expect(queryActions("never delete the backups").find((a) => a.word === "delete")?.senses.lemma).toMatch(/^not_/);
+    // "don" of "don't" is no word of the request; the negated word counts and reaches nothing.
+    const terms = searchTerms("I prefer dark mode, don't forget");
+    expect(terms.map((t) => t.word)).not.toContain("don");
+    expect(terms.find((t) => t.word === "forget")?.value).toBe(true);
+    // Without it "forget" is a delete word (the lexicon's delete class): the delete tools come first.
+    const idx = (): SearchIndex => indexOf(memory());
+    expect(names(idx(), "a fact about Alice: she prefers tea, don't forget")[0] ?? "none").not.toMatch(/delete/);
+    expect(names(idx(), "a fact about Alice: she prefers tea, don't forget").length).toBeGreaterThan(0);
+    NEGATION.on = false;
+    expect(names(idx(), "a fact about Alice: she prefers tea, don't forget")[0]).toMatch(/delete/);
+  });
+
   it("reads a verb and its particles as the phrasal verb WordNet lists (look at, look for, get rid of)", () => {
     const lemmas = (q: string): string[] => queryActions(q).map((a) => a.senses.lemma);
     expect(lemmas("look at the screenshot images/bug.jpg")[0]).toBe("look_at");

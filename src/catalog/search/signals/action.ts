@@ -22,7 +22,7 @@ import { synonymsOf } from "../text/lexicon.js";
 import { stem } from "../text/stem.js";
 import { isStopword } from "../text/stopwords.js";
 import { isGenericStem } from "../text/generic.js";
-import { words } from "../text/tokenize.js";
+import { NEGATION, negates, words } from "../text/tokenize.js";
 import { wordnet, type VerbSenses } from "../text/wordnet.js";
 
 /** The named tunables of action agreement (docs/discovery.md, "Action agreement"). */
@@ -50,7 +50,7 @@ export interface QueryAction {
   /** The request's first content word: the imperative ("open package.json and show it to me"). */
   leading: boolean;
   senses: VerbSenses;
-  /** `senses` are a phrasal verb's (look_at), not the word's own: the word's lexicon class is not its action. */
+  /** `senses` are not the word's own (a phrasal verb's, look_at, or a negated verb's antonym): its lexicon class is not its action. */
   phrasal?: true;
 }
 
@@ -146,7 +146,9 @@ export function queryActions(query: string): QueryAction[] {
     if (!single) continue;
     // A phrasal verb says what the verb alone does not: "look *at*" views, "look *for*" searches.
     const phrasal = ACTION.phrasal ? wordnet.phrasalVerbSenses(w, all.slice(i + 1, i + 3), ACTION.senses) : undefined;
-    const senses = phrasal?.senses ?? single;
+    // A negated verb asks for its antonym: "don't forget" is remember, not delete.
+    const negated = NEGATION.on && negates(after, i >= 2 ? (all[i - 2] as string) : "") ? wordnet.negatedSenses(phrasal?.senses ?? single) : undefined;
+    const senses = negated ?? phrasal?.senses ?? single;
     if (phrasal) {
       // Its particles are part of it, not words of their own ("get rid *of*"; "rid of" is one too).
       i += phrasal.words;
@@ -154,7 +156,7 @@ export function queryActions(query: string): QueryAction[] {
     }
     if (out.some((a) => a.senses.lemma === senses.lemma)) continue;
     if (question && w !== single.lemma && w.endsWith("ed")) continue;
-    out.push({ word: w, weight: leading ? 1 : ACTION.laterVerb, leading, senses, ...(phrasal ? { phrasal: true as const } : {}) });
+    out.push({ word: w, weight: leading ? 1 : ACTION.laterVerb, leading, senses, ...(phrasal || negated ? { phrasal: true as const } : {}) });
     if (out.length >= 8) break;
   }
   return out;

@@ -70,7 +70,12 @@ export function words(text: string): string[] {
 export interface Term {
   word: string;
   stem: string;
-  /** A word that only names a file (NAMES_AS_VALUES): it reaches no catalogue term, and still counts as a request word. */
+  /**
+   * A word that reaches no catalogue term and still counts as a request word: a word that only
+   * names a file (NAMES_AS_VALUES), or the word a negation turns around ("don't *forget*": its
+   * synonyms are delete and remove, the opposite of what is asked; signals/action.ts reads it
+   * as its antonym instead).
+   */
   value?: true;
 }
 
@@ -116,6 +121,32 @@ export function queryTerms(text: string): Term[] {
     seen.add(s);
     out.push({ word: w, stem: s });
     if (out.length >= MAX_QUERY_TERMS) break;
+  }
+  return out;
+}
+
+/**
+ * Words that negate the word after them ("do *not* delete", "*never* forget", "don'*t* forget":
+ * "don't" is split into don + t). A closed grammatical class.
+ */
+const NEGATIONS = new Set(["not", "never", "dont", "doesnt", "didnt"]);
+const NEGATED_AUXILIARIES = new Set(["don", "doesn", "didn"]);
+
+/** Whether the words before a word (the nearest first) negate it. */
+export function negates(before: string, beforeThat: string): boolean {
+  return NEGATIONS.has(before) || (before === "t" && NEGATED_AUXILIARIES.has(beforeThat));
+}
+
+/** Whether negated words are values (searchTerms) and negated verbs their antonyms (signals/action.ts); a switch for tests and benches. */
+export const NEGATION = { on: true };
+
+/** The words of a request that a negation right before them turns around. */
+function negatedWords(text: string): Set<string> | undefined {
+  if (!NEGATION.on) return undefined;
+  const all = words(text);
+  let out: Set<string> | undefined;
+  for (let i = 1; i < all.length; i++) {
+    if (negates(all[i - 1] as string, i >= 2 ? (all[i - 2] as string) : "")) (out ??= new Set()).add(all[i] as string);
   }
   return out;
 }
@@ -200,7 +231,9 @@ function operatorWords(text: string): string[] {
  */
 export function searchTerms(text: string): Term[] {
   const named = NAMES_AS_VALUES.on ? fileNameWords(text) : undefined;
-  const terms = named ? queryTerms(text).map((t): Term => (named.has(t.word) ? { ...t, value: true } : t)) : queryTerms(text);
+  const negated = negatedWords(text);
+  const asValue = (w: string): boolean => named?.has(w) === true || negated?.has(w) === true;
+  const terms = named || negated ? queryTerms(text).map((t): Term => (asValue(t.word) ? { ...t, value: true } : t)) : queryTerms(text);
   for (const word of operatorWords(text)) {
     if (terms.length >= MAX_QUERY_TERMS) break;
     const s = stem(word);

@@ -202,6 +202,18 @@ export class WordNet {
     return undefined;
   }
 
+  /**
+   * What a negated verb asks for ("don't *forget*" → remember): the synsets of the verb's
+   * antonyms as its own and its own as the opposite, under a lemma no word has. Undefined when
+   * WordNet gives the verb no antonym.
+   */
+  negatedSenses(v: VerbSenses): VerbSenses | undefined {
+    if (v.opposite.length === 0) return undefined;
+    const set = new Set<string>();
+    for (const off of v.opposite) for (const w of this.synset("verb", off)?.words ?? []) if (!w.includes("_")) set.add(w);
+    return { lemma: `not_${v.lemma}`, synsets: v.opposite, near: [], opposite: v.synsets, synonymWords: [...set].sort(), nearWords: [] };
+  }
+
   private verbSensesOf(word: string, senses: number, lemmaOf: () => string | undefined): VerbSenses | undefined {
     const key = `${word}\u0000${senses}`;
     const hit = this.verbCache.get(key);
