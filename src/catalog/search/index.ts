@@ -172,6 +172,13 @@ export const SCORER = {
    * 3,324-tool catalogue, where more servers are named by common words; 0.4 and up lost hit@1.
    */
   serverNameWeight: 0.2,
+  /**
+   * Whether a word that begins a phrasal verb (look *at*) reaches the catalogue through that
+   * verb's synonyms (view, consider) instead of its own lexicon class (look → find, search): on
+   * the tune halves +1 everyday-2 hit@1 and +1 confident answer with MCP-Zero's distractors, no
+   * other change (seventh round).
+   */
+  phrasalTerms: true,
 };
 
 /** The shortest tail of a compound that compoundParts reads as a word of its own. */
@@ -473,7 +480,8 @@ export class SearchIndex {
   rank(query: string, opts: RankOptions): Ranking {
     const filter = opts.filter;
     const prefer = opts.prefer;
-    const queryTerms = searchTerms(query);
+    const actions = queryActions(query);
+    const queryTerms = withPhrasalVerbs(searchTerms(query), actions);
     const concepts = conceptsOf(queryTerms);
     const terms = concepts.map((c) => c[0] as Term);
     const exact = this.exactNameHits(query, filter);
@@ -483,7 +491,6 @@ export class SearchIndex {
     const { total, best, maskLo, maskHi, score, serverTotal, serverBest, serverMaskLo, serverMaskHi, serverTop, serverClaimed, factor } = sc;
     const touchedDocs: number[] = [];
     const touchedServerIds: number[] = [];
-    const actions = queryActions(query);
     const agreeing = this.actionAgreement(actions, factor);
     const leading = actions.find((a) => a.leading)?.word;
     const leadingVerb = opts.explain ? leading : undefined;
@@ -764,7 +771,10 @@ export class SearchIndex {
   /** The evidence `rank({explain})` would report for this entry and query (undefined: not indexed). */
   explainEntry(entry: CatalogEntry, query: string): ConceptEvidence[] | undefined {
     for (const id of this.byName.get(entry.namespaced.toLowerCase()) ?? []) {
-      if (this.docs[id]?.entry.namespaced === entry.namespaced) return this.explain(id, conceptsOf(searchTerms(query)), queryActions(query).find((a) => a.leading)?.word);
+      if (this.docs[id]?.entry.namespaced === entry.namespaced) {
+        const actions = queryActions(query);
+        return this.explain(id, conceptsOf(withPhrasalVerbs(searchTerms(query), actions)), actions.find((a) => a.leading)?.word);
+      }
     }
     return undefined;
   }
@@ -828,7 +838,7 @@ export class SearchIndex {
   /** The stems a query term reaches, each with the weight of that kind of match (cached per vocabulary). */
   private variants(term: Term): Variant[] {
     if (term.value) return [];
-    const key = `${term.word}\u0000${term.stem}`;
+    const key = `${term.word}\u0000${term.stem}\u0000${term.phrasal?.lemma ?? ""}`;
     const cached = this.variantCache.get(key);
     if (cached) return cached;
     const computed = this.computeVariants(term);
@@ -844,6 +854,15 @@ export class SearchIndex {
     };
     put(term.stem, 1);
     if (term.word !== term.stem && this.vocab.has(term.word)) put(term.word, 1);
+    if (term.phrasal) {
+      // "look at": view, consider, and their lexicon classes (view is a read word); not "look"'s own class (find).
+      for (const w of term.phrasal.synonyms) {
+        const s = stemWord(w);
+        put(s, SCORER.synonymWeight);
+        for (const syn of synonymsOf(s)) put(syn, SCORER.synonymWeight);
+      }
+      return [...out].map(([stem, weight]) => ({ stem, weight }));
+    }
     for (const syn of synonymsOf(term.stem)) put(syn, SCORER.synonymWeight);
     // WordNet derivations (translate → translation, delete → deletion, long → length): the
     // morphology the suffix stemmer does not reach. Only stems the catalogue holds are kept.
@@ -1136,6 +1155,20 @@ function effectRank(entry: CatalogEntry): number {
  * tools are one class (neither harms anything), before what may destroy.
  */
 const EFFECT_ORDER = { question: [0, 1, 2], request: [0, 0, 1] } as const;
+
+/**
+ * The request's terms, each word that begins a phrasal verb (signals/action.ts queryActions:
+ * "look at", not a negated one) carrying that verb's lemma and synonyms (Term.phrasal).
+ */
+function withPhrasalVerbs(terms: Term[], actions: readonly QueryAction[]): Term[] {
+  if (!SCORER.phrasalTerms) return terms;
+  const phrasal = actions.filter((a) => a.phrasal && !a.senses.lemma.startsWith("not_"));
+  if (phrasal.length === 0) return terms;
+  return terms.map((t) => {
+    const a = phrasal.find((p) => p.word === t.word);
+    return a ? { ...t, phrasal: { lemma: a.senses.lemma, synonyms: a.senses.synonymWords } } : t;
+  });
+}
 
 /** A name's distinct stems, each with the first word that gave it (folded, as written). */
 function nameWords(name: string): { stem: string; word: string }[] {

@@ -66,6 +66,17 @@ describe("action agreement", () => {
     // "look" alone is a search word (the lexicon's find class); "look at" views.
     expect(names(indexOf(catalogue), "look at the screenshot images/bug.jpg")[0]).toBe("fs__read_media_file");
     expect(names(indexOf(catalogue), "look for bug.jpg")[0]).toBe("fs__search_files");
+    // The word "look" of "look at" reaches the catalogue through view and consider, not through
+    // its own find class: the search tool holds no evidence for it.
+    const lookEvidence = (): number | undefined =>
+      indexOf(catalogue)
+        .rank("look at the screenshot images/bug.jpg", { limit: 5, explain: true })
+        .matches.find((m) => m.entry.tool === "search_files")
+        ?.evidence?.find((e) => e.word === "look")?.tool;
+    expect(lookEvidence()).toBe(0);
+    SCORER.phrasalTerms = false;
+    expect(lookEvidence()).toBeGreaterThan(0);
+    SCORER.phrasalTerms = true;
     ACTION.phrasal = false;
     expect(lemmas("look at the screenshot images/bug.jpg")[0]).toBe("look");
     expect(names(indexOf(catalogue), "look at the screenshot images/bug.jpg")[0]).toBe("fs__search_files");

@@ -77,6 +77,12 @@ export interface Term {
    * as its antonym instead).
    */
   value?: true;
+  /**
+   * The phrasal verb this word begins, where WordNet lists one ("*look* at" → look_at) and its
+   * synonyms: the ranker reads the word through them rather than through the word's own
+   * lexicon class ("look" is a find word; "look at" views). Set by the ranker, not here.
+   */
+  phrasal?: { lemma: string; synonyms: readonly string[] };
 }
 
 /** Stems are pure functions of the word; the vocabulary of a catalogue is small, so cache them. */
