@@ -139,6 +139,15 @@ export function loadEverydayRequests3(): RequestLine[] {
   return loadRequestFile("everyday-3.jsonl");
 }
 
+/**
+ * A fourth everyday set on the example config (bench/data/requests/everyday-4.jsonl): 160
+ * requests, 16 that no configured tool serves, written blind like the third and kept unseen by
+ * the seventh round's tuning: neither half was looked at until its changes were final.
+ */
+export function loadEverydayRequests4(): RequestLine[] {
+  return loadRequestFile("everyday-4.jsonl");
+}
+
 const ExampleServer = z.object({
   description: z.string().optional(),
   tags: z.array(z.string()).optional(),

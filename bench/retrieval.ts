@@ -11,7 +11,7 @@
 //
 // Sets: LiveMCPBench's 95 tasks (long, multi-step) and our own short natural requests
 // (bench/data/requests), over LiveMCPBench's catalogue, over LiveMCPBench + MCP-Zero distractors,
-// and the README example config's catalogue (the earlier example requests and the three everyday
+// and the README example config's catalogue (the earlier example requests and the four everyday
 // sets). Every set is split into a tune half and a check half by a hash of the query id
 // (bench-data.ts halfOf), fixed before any tuning.
 //
@@ -45,6 +45,7 @@ import {
   loadEverydayRequests,
   loadEverydayRequests2,
   loadEverydayRequests3,
+  loadEverydayRequests4,
   loadRequests,
   uniqueEntries,
   type Half,
@@ -282,6 +283,7 @@ async function main(): Promise<void> {
     { set: "everyday requests", catalogue: "example config", entries: exampleEntries, queries: loadEverydayRequests().map(labelled) },
     { set: "everyday-2 requests", catalogue: "example config", entries: exampleEntries, queries: loadEverydayRequests2().map(labelled) },
     { set: "everyday-3 requests", catalogue: "example config", entries: exampleEntries, queries: loadEverydayRequests3().map(labelled) },
+    { set: "everyday-4 requests", catalogue: "example config", entries: exampleEntries, queries: loadEverydayRequests4().map(labelled) },
     { set: "MCP-Zero descriptions", catalogue: "MCP-Zero", entries: zeroEntries, queries: descriptionQueries(zeroEntries), methods: ["plain BM25", "lexical"] },
   ];
   const methods: Method[] = [bm25, minisearch, lexical, hybridMethod(), rrfMethod()].filter((m) => !only || m.name.startsWith(only));
