@@ -855,15 +855,16 @@ export class SearchIndex {
     put(term.stem, 1);
     if (term.word !== term.stem && this.vocab.has(term.word)) put(term.word, 1);
     if (term.phrasal) {
-      // "look at": view, consider, and their lexicon classes (view is a read word); not "look"'s own class (find).
+      // "look at": view, consider, and their lexicon classes (view is a read word), in place of
+      // "look"'s own class (find); its derivations, prefixes and typos below stay.
       for (const w of term.phrasal.synonyms) {
         const s = stemWord(w);
         put(s, SCORER.synonymWeight);
         for (const syn of synonymsOf(s)) put(syn, SCORER.synonymWeight);
       }
-      return [...out].map(([stem, weight]) => ({ stem, weight }));
+    } else {
+      for (const syn of synonymsOf(term.stem)) put(syn, SCORER.synonymWeight);
     }
-    for (const syn of synonymsOf(term.stem)) put(syn, SCORER.synonymWeight);
     // WordNet derivations (translate → translation, delete → deletion, long → length): the
     // morphology the suffix stemmer does not reach. Only stems the catalogue holds are kept.
     for (const w of wordnet.derivations(term.word)) {
