@@ -854,17 +854,13 @@ export class SearchIndex {
     };
     put(term.stem, 1);
     if (term.word !== term.stem && this.vocab.has(term.word)) put(term.word, 1);
-    if (term.phrasal) {
-      // "look at": view, consider, and their lexicon classes (view is a read word), in place of
-      // "look"'s own class (find); its derivations, prefixes and typos below stay.
-      for (const w of term.phrasal.synonyms) {
-        const s = stemWord(w);
-        put(s, SCORER.synonymWeight);
-        for (const syn of synonymsOf(s)) put(syn, SCORER.synonymWeight);
-      }
-    } else {
-      for (const syn of synonymsOf(term.stem)) put(syn, SCORER.synonymWeight);
-    }
+    // "look at": view and its lexicon class (view is a read word), in place of "look"'s own
+    // class (find), when one of the phrasal verb's synonyms has a class of the software
+    // vocabulary. When none has ("look up" → consult, refer), the phrasal verb has no software
+    // reading and the word's own class stands. Its derivations, prefixes and typos below stay.
+    const phrasal = term.phrasal ? phrasalStems(term.phrasal.synonyms) : [];
+    for (const s of phrasal) put(s, SCORER.synonymWeight);
+    if (phrasal.length === 0) for (const syn of synonymsOf(term.stem)) put(syn, SCORER.synonymWeight);
     // WordNet derivations (translate → translation, delete → deletion, long → length): the
     // morphology the suffix stemmer does not reach. Only stems the catalogue holds are kept.
     for (const w of wordnet.derivations(term.word)) {
@@ -1169,6 +1165,19 @@ function withPhrasalVerbs(terms: Term[], actions: readonly QueryAction[]): Term[
     const a = phrasal.find((p) => p.word === t.word);
     return a ? { ...t, phrasal: { lemma: a.senses.lemma, synonyms: a.senses.synonymWords } } : t;
   });
+}
+
+/** A phrasal verb's synonyms that have a lexicon class, with their classes (empty: it has no software reading). */
+function phrasalStems(synonyms: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const w of synonyms) {
+    const s = stemWord(w);
+    const cls = synonymsOf(s);
+    if (cls.length === 0) continue;
+    out.add(s);
+    for (const c of cls) out.add(c);
+  }
+  return [...out];
 }
 
 /** A name's distinct stems, each with the first word that gave it (folded, as written). */

@@ -145,7 +145,11 @@ export function queryActions(query: string): QueryAction[] {
     const single = verbOf(w);
     if (!single) continue;
     // A phrasal verb says what the verb alone does not: "look *at*" views, "look *for*" searches.
-    const phrasal = ACTION.phrasal ? wordnet.phrasalVerbSenses(w, all.slice(i + 1, i + 3), ACTION.senses) : undefined;
+    const found = ACTION.phrasal ? wordnet.phrasalVerbSenses(w, all.slice(i + 1, i + 3), ACTION.senses) : undefined;
+    // Only a phrasal verb with a software reading replaces the verb: one of its synonyms is in a
+    // lexicon class ("look at" → view, a read word). "look up" → consult, refer has none, and
+    // "look" (a find word) says more about which tool is meant.
+    const phrasal = found && found.senses.synonymWords.some((syn) => synonymsOf(stem(syn)).length > 0) ? found : undefined;
     // A negated verb asks for its antonym: "don't forget" is remember, not delete.
     const negated = NEGATION.on && negates(after, i >= 2 ? (all[i - 2] as string) : "") ? wordnet.negatedSenses(phrasal?.senses ?? single) : undefined;
     const senses = negated ?? phrasal?.senses ?? single;
