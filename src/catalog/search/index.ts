@@ -855,12 +855,10 @@ export class SearchIndex {
     put(term.stem, 1);
     if (term.word !== term.stem && this.vocab.has(term.word)) put(term.word, 1);
     // "look at": view and its lexicon class (view is a read word), in place of "look"'s own
-    // class (find), when one of the phrasal verb's synonyms has a class of the software
-    // vocabulary. When none has ("look up" → consult, refer), the phrasal verb has no software
-    // reading and the word's own class stands. Its derivations, prefixes and typos below stay.
-    const phrasal = term.phrasal ? phrasalStems(term.phrasal.synonyms) : [];
-    for (const s of phrasal) put(s, SCORER.synonymWeight);
-    if (phrasal.length === 0) for (const syn of synonymsOf(term.stem)) put(syn, SCORER.synonymWeight);
+    // class (find). (A phrasal verb is read only when it has such a reading: queryActions.) Its
+    // derivations, prefixes and typos below stay.
+    if (term.phrasal) for (const s of phrasalStems(term.phrasal.synonyms)) put(s, SCORER.synonymWeight);
+    else for (const syn of synonymsOf(term.stem)) put(syn, SCORER.synonymWeight);
     // WordNet derivations (translate → translation, delete → deletion, long → length): the
     // morphology the suffix stemmer does not reach. Only stems the catalogue holds are kept.
     for (const w of wordnet.derivations(term.word)) {
@@ -888,13 +886,6 @@ export class SearchIndex {
   }
 
   /**
-   * The parts of a closed compound the catalogue can read ("subfolders" → folders, "filename" →
-   * file, name): the longest tail of at least COMPOUND_TAIL letters that reaches the catalogue
-   * (its stem, or a synonym of it: "folders" → directory), and the head before it when that
-   * reaches it too. A head that does not must be short (a prefix such as sub-, or "db"): a long
-   * unreadable head is a word of its own, and the word is no compound.
-   */
-  /**
    * The servers whose whole name the request says: its words as written, not synonyms, and not
    * the words of a file name (values). The "file" that a file name implies counts: a server named
    * "files" is the one a request about a file is for. (Measured without it on the tune halves:
@@ -910,6 +901,13 @@ export class SearchIndex {
     return out;
   }
 
+  /**
+   * The parts of a closed compound the catalogue can read ("subfolders" → folders, "filename" →
+   * file, name): the longest tail of at least COMPOUND_TAIL letters that reaches the catalogue
+   * (its stem, or a synonym of it: "folders" → directory), and the head before it when that
+   * reaches it too. A head that does not must be short (a prefix such as sub-, or "db"): a long
+   * unreadable head is a word of its own, and the word is no compound.
+   */
   private compoundParts(word: string): Term[] {
     const reaches = (t: Term): boolean => this.vocab.has(t.stem) || synonymsOf(t.stem).some((s) => this.vocab.has(s));
     for (let i = 2; i <= word.length - COMPOUND_TAIL; i++) {
@@ -1155,11 +1153,12 @@ const EFFECT_ORDER = { question: [0, 1, 2], request: [0, 0, 1] } as const;
 
 /**
  * The request's terms, each word that begins a phrasal verb (signals/action.ts queryActions:
- * "look at", not a negated one) carrying that verb's lemma and synonyms (Term.phrasal).
+ * "look at") carrying that verb's lemma and synonyms (Term.phrasal). A negated word is marked
+ * too, and reaches nothing all the same (Term.value).
  */
 function withPhrasalVerbs(terms: Term[], actions: readonly QueryAction[]): Term[] {
   if (!SCORER.phrasalTerms) return terms;
-  const phrasal = actions.filter((a) => a.phrasal && !a.senses.lemma.startsWith("not_"));
+  const phrasal = actions.filter((a) => a.phrasal);
   if (phrasal.length === 0) return terms;
   return terms.map((t) => {
     const a = phrasal.find((p) => p.word === t.word);
@@ -1167,7 +1166,7 @@ function withPhrasalVerbs(terms: Term[], actions: readonly QueryAction[]): Term[
   });
 }
 
-/** A phrasal verb's synonyms that have a lexicon class, with their classes (empty: it has no software reading). */
+/** A phrasal verb's synonyms that have a lexicon class, with their classes. */
 function phrasalStems(synonyms: readonly string[]): string[] {
   const out = new Set<string>();
   for (const w of synonyms) {
