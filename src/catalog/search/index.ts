@@ -337,6 +337,8 @@ export class SearchIndex {
   private readonly servers: (ServerDoc | undefined)[] = [];
   private readonly freeServerIds: number[] = [];
   private readonly serverIds = new Map<string, number>();
+  /** A server name's index terms (namedServers), by name: a pure function of the name. */
+  private readonly serverNameStems = new Map<string, string[]>();
   private readonly toolPostings = new Postings();
   private readonly serverPostings = new Postings();
   private readonly vocab = new Vocabulary();
@@ -455,6 +457,7 @@ export class SearchIndex {
     this.servers[sid] = undefined;
     this.freeServerIds.push(sid);
     this.serverIds.delete(server);
+    this.serverNameStems.delete(server);
     this.serverCount--;
   }
 
@@ -895,7 +898,8 @@ export class SearchIndex {
     const said = new Set(terms.filter((t) => !t.value).map((t) => t.stem));
     let out: Set<number> | undefined;
     for (const [name, sid] of this.serverIds) {
-      const parts = indexTerms(name);
+      let parts = this.serverNameStems.get(name);
+      if (!parts) this.serverNameStems.set(name, (parts = indexTerms(name)));
       if (parts.length > 0 && parts.every((p) => said.has(p))) (out ??= new Set()).add(sid);
     }
     return out;
