@@ -242,7 +242,10 @@ describe("status page with tokens", () => {
     expect(refused.status).toBe(409);
     expect(refused.json<{ message: string }>().message).toContain("disabled");
     await act("enable");
-  });
+    // Three waits of up to 60 s each (statusWhere) for a server restart: a bound above their sum,
+    // so a state that never comes is reported with the servers' states rather than as a bare
+    // test timeout (it ran 1–5 s in every run but one, which hit the 60 s default under load 11).
+  }, 200_000);
 
   it("never writes a token, sign-in link or cookie to its log", async () => {
     const { cookie, secret } = await signIn();

@@ -96,9 +96,14 @@ export function http(url: string, opts: { method?: string; headers?: Record<stri
       },
     );
     req.once("error", reject);
+    // A daemon that never answers fails the test with the request that hung, not a bare timeout.
+    req.setTimeout(HTTP_ANSWER_MS, () => req.destroy(new Error(`no answer from ${opts.method ?? "GET"} ${u.pathname} in ${HTTP_ANSWER_MS / 1000} s`)));
     req.end(opts.body);
   });
 }
+
+/** Longer than anything a request here waits for (a server start is bounded by its 30 s connect_timeout). */
+const HTTP_ANSWER_MS = 90_000;
 
 /** The `name=value` part of a Set-Cookie answer. */
 export function cookieOf(a: HttpAnswer): string {
