@@ -18,7 +18,7 @@
 // holds an antonym of the other's (remember ↔ forget, record ↔ delete). No verb list is written
 // here: every relation comes from WordNet or the existing lexicon.
 import type { CatalogEntry } from "../../types.js";
-import { synonymsOf } from "../text/lexicon.js";
+import { inLexiconClass, synonymsOf } from "../text/lexicon.js";
 import { stem } from "../text/stem.js";
 import { isStopword } from "../text/stopwords.js";
 import { isGenericStem } from "../text/generic.js";
@@ -149,7 +149,7 @@ export function queryActions(query: string): QueryAction[] {
     // Only a phrasal verb with a software reading replaces the verb: one of its synonyms is in a
     // lexicon class ("look at" → view, a read word). "look up" → consult, refer has none, and
     // "look" (a find word) says more about which tool is meant.
-    const phrasal = found && found.senses.synonymWords.some((syn) => synonymsOf(stem(syn)).length > 0) ? found : undefined;
+    const phrasal = found && found.senses.synonymWords.some(inLexiconClass) ? found : undefined;
     // A negated verb asks for its antonym: "don't forget" is remember, not delete.
     const negated = NEGATION.on && negates(after, i >= 2 ? (all[i - 2] as string) : "") ? wordnet.negatedSenses(phrasal?.senses ?? single) : undefined;
     const senses = negated ?? phrasal?.senses ?? single;

@@ -84,6 +84,11 @@ const EXPANSIONS: ReadonlyMap<string, readonly string[]> = (() => {
   return out;
 })();
 
+/** Whether a word (as written) belongs to a class of the software vocabulary. */
+export function inLexiconClass(word: string): boolean {
+  return synonymsOf(stem(foldText(word))).length > 0;
+}
+
 /** Stems of the synonyms of a stem (never including itself), sorted. */
 export function synonymsOf(termStem: string): readonly string[] {
   return EXPANSIONS.get(termStem) ?? [];

@@ -209,9 +209,14 @@ export class WordNet {
    */
   negatedSenses(v: VerbSenses): VerbSenses | undefined {
     if (v.opposite.length === 0) return undefined;
+    return { lemma: `not_${v.lemma}`, synsets: v.opposite, near: [], opposite: v.synsets, synonymWords: this.verbWords(v.opposite), nearWords: [] };
+  }
+
+  /** The single words of some verb synsets (multi-word lemmas left out), sorted, without `except`. */
+  private verbWords(offsets: Iterable<number>, except?: string): string[] {
     const set = new Set<string>();
-    for (const off of v.opposite) for (const w of this.synset("verb", off)?.words ?? []) if (!w.includes("_")) set.add(w);
-    return { lemma: `not_${v.lemma}`, synsets: v.opposite, near: [], opposite: v.synsets, synonymWords: [...set].sort(), nearWords: [] };
+    for (const off of offsets) for (const w of this.synset("verb", off)?.words ?? []) if (!w.includes("_") && w !== except) set.add(w);
+    return [...set].sort();
   }
 
   private verbSensesOf(word: string, senses: number, lemmaOf: () => string | undefined): VerbSenses | undefined {
@@ -234,12 +239,7 @@ export class WordNet {
           else if (p.symbol === "!") opposite.add(p.offset);
         }
       }
-      const wordsOf = (offsets: Iterable<number>): string[] => {
-        const set = new Set<string>();
-        for (const off of offsets) for (const w of this.synset("verb", off)?.words ?? []) if (!w.includes("_") && w !== lemma) set.add(w);
-        return [...set].sort();
-      };
-      out = { lemma, synsets, near: [...near], opposite: [...opposite], synonymWords: wordsOf(synsets), nearWords: wordsOf(near) };
+      out = { lemma, synsets, near: [...near], opposite: [...opposite], synonymWords: this.verbWords(synsets, lemma), nearWords: this.verbWords(near, lemma) };
     }
     this.verbCache.set(key, out);
     return out === false ? undefined : out;
