@@ -22,6 +22,9 @@ const FIRST_CHOICE: [string, string[]][] = [
   ["echo hello back to me", ["everything__echo"]],
   ["print the environment variables", ["everything__get-env"]],
   ["compress data.csv with gzip", ["everything__gzip-file-as-resource"]],
+  // Eighth round: a dot-file is a file's name, not the environment; a named person is a fact to keep.
+  ["what does the .env.example say", ["files__read_text_file"]],
+  ["my sister Anna lives in Lisbon", ["memory__create_entities", "memory__add_observations"]],
 ];
 
 describe("discovery on the example config", () => {

@@ -145,6 +145,58 @@ describe("action agreement", () => {
   });
 });
 
+describe("named things (SCORER.namedEntityWeight, properNamesAsValues)", () => {
+  /** A files server whose text says nothing of entities beside the memory server above. */
+  const catalogue = (): SearchIndex =>
+    indexOf([
+      ...memory(),
+      entry({ server: "files", tool: "write_file", description: "Create a new file or overwrite an existing one", serverDescription: "Read and write files" }),
+      entry({ server: "files", tool: "read_text_file", description: "Read a text file; head and tail read the first or last lines" }),
+    ]);
+
+  it("a request that names someone and no file finds the server whose text holds entities", () => {
+    const q = "my sister Anna lives in Lisbon";
+    expect(names(catalogue(), q)[0]).toMatch(/^memory__/);
+    // The implied word is no request word: it is never reported as matched.
+    expect(catalogue().search(q).flatMap((m) => m.matchedTerms)).not.toContain("entity");
+    SCORER.namedEntityWeight = 0;
+    expect(names(catalogue(), q)[0] ?? "none").not.toMatch(/^memory__/);
+  });
+
+  it("is server-level evidence: it never orders one server's tools", () => {
+    const q = "Tom works for Globex now";
+    const scores = catalogue()
+      .search(q)
+      .filter((m) => m.entry.server === "memory")
+      .map((m) => m.score);
+    expect(scores.length).toBe(memory().length);
+    expect(new Set(scores).size).toBe(1);
+  });
+
+  it("implies nothing for a request that names a file, a name the catalogue holds, or no name", () => {
+    const terms = (q: string): string[] => {
+      const idx = catalogue();
+      return idx.search(q, { explain: true })[0]?.evidence?.map((e) => e.word) ?? [];
+    };
+    SCORER.namedEntityWeight = 100; // so large that it would decide wherever it applied
+    expect(names(catalogue(), "show Anna's notes.txt")[0]).toMatch(/^files__/);
+    expect(names(catalogue(), "read the Text file")[0]).toMatch(/^files__/);
+    expect(names(catalogue(), "overwrite a file")[0]).toMatch(/^files__/);
+    expect(terms("my sister Anna lives in Lisbon")).not.toContain("entity");
+  });
+
+  it("reads a name the catalogue lacks as a value: no typo or sense-mate of it matches", () => {
+    const idx = (): SearchIndex =>
+      indexOf([entry({ server: "logs", tool: "tail_log", description: "Show the last lines of a log" }), ...memory()]);
+    // To bob is to dock or *tail* (WordNet's verb sense, a sense-mate of a word the catalogue
+    // lacks); as a name it reaches nothing.
+    expect(names(idx(), "what do you know about Bob?")).not.toContain("logs__tail_log");
+    SCORER.properNamesAsValues = false;
+    SCORER.namedEntityWeight = 0;
+    expect(names(idx(), "what do you know about Bob?")).toContain("logs__tail_log");
+  });
+});
+
 describe("deprecation", () => {
   it("recognises a declaration, not the word", () => {
     expect(isDeprecated({ title: "Read File (Deprecated)", description: "Read a file." })).toBe(true);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { foldText, indexTerms, queryTerms, searchTerms, tokenize, words, MAX_QUERY_TERMS } from "../../../src/catalog/search/text/tokenize.js";
+import { fileReferences, foldText, indexTerms, properNames, queryTerms, searchTerms, tokenize, words, MAX_QUERY_TERMS } from "../../../src/catalog/search/text/tokenize.js";
 import { stem } from "../../../src/catalog/search/text/stem.js";
 import { synonymsOf } from "../../../src/catalog/search/text/lexicon.js";
 import { wordnet } from "../../../src/catalog/search/text/wordnet.js";
@@ -145,12 +145,47 @@ describe("names of files are values (searchTerms)", () => {
     expect(values("Get detailed file/directory metadata; post to Twitter/X")).toEqual([]);
     expect(values("mkdir -p src/components/buttons, then archive/")).toEqual(["src", "components", "buttons", "archive"]);
   });
+  it("reads dot-files and a file name before a question mark as file references (eighth round)", () => {
+    // A dot-file is a name, never a word: "env" of .env.example is no request for the environment.
+    expect(values("what does the .env.example say")).toEqual(["env", "example"]);
+    expect(values("peek at ~/.bashrc for me")).toEqual(["bashrc"]);
+    expect(values("dump the contents of .eslintrc, .prettierrc and .editorconfig")).toEqual(["eslintrc", "prettierrc", "editorconfig"]);
+    // The "file" term came only when the reference was followed by a space or , ; : before.
+    const words = (q: string): string[] => searchTerms(q).map((t) => t.word);
+    expect(words("can you show me what's in webpack.config.js?")).toContain("file");
+    expect(words("what does the .env.example say")).toContain("file");
+    // A directory path without a root is a folder to make or list as much as a file's place: no "file".
+    expect(words("mkdir -p src/utils/helpers")).not.toContain("file");
+    expect(words("are there any subfolders in assets/?")).not.toContain("file");
+    expect(words("list C:\\Projects\\invoice-app")).toContain("file");
+  });
+  it("tells files from directories among the references, one detector for every signal", () => {
+    const refs = (q: string): [string, boolean][] => fileReferences(q).map((r) => [r.chunk, r.isFile]);
+    expect(refs("move 'notes.txt' to /var/backups/, then read README.md?")).toEqual([
+      ["notes.txt", true],
+      ["/var/backups/", false],
+      ["README.md", true],
+    ]);
+    expect(refs("what's in report.pdf's metadata")).toEqual([["report.pdf", true]]);
+    expect(refs("e.g. and/or Twitter/X, see https://example.com/a.html")).toEqual([]);
+  });
   it("a value term reaches no catalogue term: the word in a file name does not match a tool that says it", () => {
     const idx = indexOf([
       entry({ server: "logs", tool: "toggle_logging", description: "Turns server logging on or off." }),
       entry({ server: "files", tool: "move_file", description: "Move or rename a file." }),
     ]);
     expect(idx.search("relocate server.log to /tmp/old")[0]?.entry.namespaced).toBe("files__move_file");
+  });
+});
+
+describe("proper names (properNames)", () => {
+  it("finds capitalised words that are not a sentence's first, or are possessives, and no acronyms or file names", () => {
+    expect(properNames("my sister Anna lives in Lisbon")).toEqual(["anna", "lisbon"]);
+    expect(properNames("Mei's birthday is 14 March. Put that on her entry")).toEqual(["mei", "march"]);
+    expect(properNames("Open the LICENSE and the README")).toEqual([]);
+    expect(properNames("Please read ~/Documents/Notes.md! Then stop")).toEqual([]);
+    expect(properNames("link Zoë to \"Project Falcon\"")).toEqual(["zoe", "project", "falcon"]);
+    expect(properNames("list the files")).toEqual([]);
   });
 });
 

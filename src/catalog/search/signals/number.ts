@@ -4,20 +4,19 @@
 // "read these three config files at once: a.yaml, b.yaml and c.yaml" is the multiple tool,
 // "read the README file" is not.
 //
-// A request is about several when it names two or more files (path or file-name tokens) or says a
+// A request is about several when it names two or more files (file names, with or without a
+// directory: text/tokenize.ts fileReferences) or says a
 // quantifier of several (both, several, two, three...); about one when it names exactly one file
 // and says no such quantifier. A tool takes several when its name holds a quantifier of several
 // (multiple, batch, bulk...). The quantifiers are a closed grammatical class, like the determiners
 // of action.ts, not a list of tool words.
-import { words } from "../text/tokenize.js";
+import { fileReferences, words } from "../text/tokenize.js";
 
 /** Quantifiers and cardinals that say "more than one" (a closed class of English). */
 const SEVERAL = new Set(["both", "several", "multiple", "many", "various", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "dozen"]);
 /** Words a tool name uses for "takes more than one" (a closed class: quantifiers and their nouns). */
 const SEVERAL_IN_NAME = new Set(["multiple", "many", "several", "batch", "bulk", "multi"]);
 
-/** A file name or path with an extension: "README.md", "src/a.yaml", "./package.json". */
-const FILE_TOKEN = /(?:^|[\s"'`(,;])((?:[\w.~-]+\/)*[\w~-][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,5})(?=$|[\s"'`),;:!?]|\.(?:\s|$))/gu;
 
 export type Quantity = "one" | "several";
 
@@ -25,10 +24,7 @@ export type Quantity = "one" | "several";
 export function requestQuantity(query: string): Quantity | undefined {
   for (const w of words(query)) if (SEVERAL.has(w)) return "several";
   const files = new Set<string>();
-  for (const m of query.matchAll(FILE_TOKEN)) {
-    const name = m[1] as string;
-    if (name.length >= 4) files.add(name.toLowerCase()); // not "e.g"
-  }
+  for (const ref of fileReferences(query)) if (ref.isFile) files.add(ref.chunk.toLowerCase());
   if (files.size >= 2) return "several";
   return files.size === 1 ? "one" : undefined;
 }

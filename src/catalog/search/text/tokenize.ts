@@ -83,6 +83,13 @@ export interface Term {
    * lexicon class ("look" is a find word; "look at" views). Set by the ranker, not here.
    */
   phrasal?: { lemma: string; synonyms: readonly string[] };
+  /**
+   * A term the request implies rather than says, with the weight its matches count at: "entity"
+   * for a request that names someone or something (the ranker's namedEntityWeight). It reaches
+   * its own stem only, and it is no request word: coverage, explanations and matched terms leave
+   * it out. Set by the ranker, not here.
+   */
+  implied?: number;
 }
 
 /** Stems are pure functions of the word; the vocabulary of a catalogue is small, so cache them. */
@@ -162,22 +169,23 @@ export function tokenize(text: string): string[] {
   return words(text).filter(keep);
 }
 
-/** A file path (`/root/x/y.md`, `~/notes`, `./a/b`, `C:\x`) or a file name with an extension. */
-const FILE_REFERENCE = /(?:^|[\s"'(])(?:~|\.{1,2}|[A-Za-z]:)?[/\\][\w.-]+[/\\]?|\b[\w-]+\.(?:[a-z][a-z0-9]{0,4})\b(?=$|[\s"'),;:])/u;
-
 /**
  * Words that name a file are values, not capabilities (sixth round of issue 23): in "relocate
  * server.log to /tmp/old" the request is about moving a file, and *server*, *tmp* and *old* are
  * where it is and what it is called, so a tool whose text says "server" or "old" is no better a
  * match for them. A file reference is a whitespace-separated chunk shaped like a path (PATH_SHAPE;
- * not a URL) or a file name with an extension; its directory and base-name words reach no catalogue term
- * (Term.value) unless the request also says them outside a file reference. They stay request
- * words: resolve's coverage counts them as words no tool holds, as it would any name. The extension stays: it tells
- * the file's kind (md, jpg, csv), which tools do describe. The "file" term below is added as before.
+ * not a URL), a file name with an extension, or a dot-file (`.bashrc`, `.env.example`); its
+ * directory and base-name words reach no catalogue term (Term.value) unless the request also says
+ * them outside a file reference. They stay request words: resolve's coverage counts them as words
+ * no tool holds, as it would any name. The extension stays: it tells the file's kind (md, jpg,
+ * csv), which tools do describe. The "file" term below is added as before.
  */
 export const NAMES_AS_VALUES = { on: true };
 
-const FILE_NAME = /^[\w~-][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,5}$/u;
+/** A file name with an extension, a dot-file's included (`.env.example`). */
+const FILE_NAME = /^\.?[\w~-][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,5}$/u;
+/** A dot-file (`.bashrc`, `.gitignore`, `.env.example`): a name Unix hides, never a word. */
+const DOT_FILE = /^\.[A-Za-z][\w.-]+$/u;
 /**
  * What makes a chunk with a slash a path rather than an alternative ("file/directory",
  * "Twitter/X", "and/or"): a root (/, ~/, ./, ../, C:\), a trailing separator, three segments or
@@ -185,30 +193,110 @@ const FILE_NAME = /^[\w~-][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,5}$/u;
  */
 const PATH_SHAPE = /^(?:[/\\]|~[/\\]|\.{1,2}[/\\]|[A-Za-z]:[/\\])|[/\\]$|[^/\\]+[/\\][^/\\]+[/\\]|[/\\][^/\\]*\.[A-Za-z][A-Za-z0-9]{0,5}$/u;
 
-/** The words of a request's file references that are only there as names (see NAMES_AS_VALUES). */
-function fileNameWords(text: string): Set<string> | undefined {
+/** A path from a root: `/`, `~/`, `./`, `../`, `C:\`. */
+const ROOTED = /^(?:[/\\]|~[/\\]|\.{1,2}[/\\]|[A-Za-z]:[/\\])/u;
+
+/** A file a request names: the chunk as written (quotes and closing punctuation off). */
+export interface FileReference {
+  chunk: string;
+  /** The words of its directories and base name (what only names it). */
+  nameWords: string[];
+  /** The words of its extension ("md", "tar gz"): they tell the file's kind. */
+  extensionWords: string[];
+  /** Whether it names a file (an extension or a dot-file) rather than only a directory path (`/var/backups`). */
+  isFile: boolean;
+}
+
+/** Strips what wraps a chunk of prose around a file reference: quotes, brackets, a possessive, closing punctuation. */
+function bareChunk(raw: string): string {
+  return raw
+    .replace(/^["'`(\[<]+/u, "")
+    .replace(/[)"'`\]>,;:!?]+$/u, "")
+    .replace(/'s$/u, "")
+    .replace(/\.$/u, "");
+}
+
+/**
+ * One chunk of a request read as a file reference, or undefined. The one detector of file
+ * references: the "file" term, the words that only name a file and grammatical number
+ * (signals/number.ts) all read requests through it, so they never disagree on what a file is.
+ */
+function fileReferenceOf(raw: string): FileReference | undefined {
+  const chunk = bareChunk(raw);
+  const isPath = /[/\\]/u.test(chunk) && !chunk.includes("://") && /\p{L}/u.test(chunk) && PATH_SHAPE.test(chunk);
+  const isName = !isPath && chunk.length >= 4 && FILE_NAME.test(chunk);
+  const isDotFile = !isPath && !isName && chunk.length >= 3 && DOT_FILE.test(chunk);
+  if (!isPath && !isName && !isDotFile) return undefined;
+  const dot = chunk.lastIndexOf(".");
+  const slash = Math.max(chunk.lastIndexOf("/"), chunk.lastIndexOf("\\"));
+  const hasExtension = !isDotFile && dot > slash + 1 && FILE_NAME.test(chunk.slice(slash + 1));
+  return {
+    chunk,
+    nameWords: words(hasExtension ? chunk.slice(0, dot) : chunk),
+    extensionWords: hasExtension ? words(chunk.slice(dot + 1)) : [],
+    isFile: hasExtension || isDotFile,
+  };
+}
+
+/**
+ * The proper names a request says: capitalised words ("Anna", "Brightline", "Zoë") that are not
+ * the first word of a sentence (where any word is capitalised) unless a possessive marks them
+ * ("Mei's birthday"), not written all in capitals (an acronym: API, PDF) and not part of a file
+ * reference. Folded, in order, distinct.
+ */
+export function properNames(text: string): string[] {
+  const out = new Set<string>();
+  let initial = true;
+  for (const raw of text.split(/\s+/u)) {
+    if (raw.length === 0) continue;
+    const atStart = initial;
+    initial = /[.!?:]["')\]]*$/u.test(raw);
+    if (fileReferenceOf(raw)) continue;
+    const m = /^["'`(\[]*(\p{Lu}\p{Ll}[\p{L}'’-]*)/u.exec(raw);
+    if (!m) continue;
+    const word = m[1] as string;
+    const possessive = /['’]s$/u.test(word);
+    if (atStart && !possessive) continue;
+    const bare = word.replace(/['’]s$/u, "");
+    for (const w of words(bare)) out.add(w);
+  }
+  return [...out];
+}
+
+/** The files a request names, in order (whitespace-separated chunks shaped like paths or file names). */
+export function fileReferences(text: string): FileReference[] {
+  const out: FileReference[] = [];
+  for (const raw of text.split(/\s+/u)) {
+    const ref = raw.length > 0 ? fileReferenceOf(raw) : undefined;
+    if (ref) out.push(ref);
+  }
+  return out;
+}
+
+/**
+ * The words of a request's file references that are only there as names (see NAMES_AS_VALUES),
+ * and whether it says a file is involved (a file name, or a path from a root).
+ */
+function fileNameWords(text: string): { named?: Set<string>; any: boolean } {
   let named: Set<string> | undefined;
+  let any = false;
   const elsewhere = new Set<string>();
   for (const raw of text.split(/\s+/u)) {
-    const chunk = raw.replace(/^["'`(\[<]+/u, "").replace(/[)"'`\]>,;:!?]+$/u, "").replace(/\.$/u, "");
-    const isPath = /[/\\]/u.test(chunk) && !chunk.includes("://") && /\p{L}/u.test(chunk) && PATH_SHAPE.test(chunk);
-    const isName = !isPath && chunk.length >= 4 && FILE_NAME.test(chunk);
-    if (!isPath && !isName) {
+    const ref = raw.length > 0 ? fileReferenceOf(raw) : undefined;
+    if (!ref) {
       for (const w of words(raw)) elsewhere.add(w);
       continue;
     }
-    const dot = chunk.lastIndexOf(".");
-    const slash = Math.max(chunk.lastIndexOf("/"), chunk.lastIndexOf("\\"));
-    const hasExtension = dot > slash + 1 && FILE_NAME.test(chunk.slice(slash + 1));
-    const extension = hasExtension ? chunk.slice(dot + 1) : "";
-    const nameWords = words(hasExtension ? chunk.slice(0, dot) : chunk);
+    // A directory path without a root ("src/utils/helpers", "assets/") may be a folder to make
+    // or list; only a file, or a path from a root, says a file is involved.
+    if (ref.isFile || ROOTED.test(ref.chunk)) any = true;
     named ??= new Set<string>();
-    for (const w of nameWords) named.add(w);
-    for (const w of words(extension)) elsewhere.add(w);
+    for (const w of ref.nameWords) named.add(w);
+    for (const w of ref.extensionWords) elsewhere.add(w);
   }
-  if (!named) return undefined;
+  if (!named) return { any };
   for (const w of elsewhere) named.delete(w);
-  return named.size > 0 ? named : undefined;
+  return named.size > 0 ? { named, any } : { any };
 }
 
 /**
@@ -236,7 +324,8 @@ function operatorWords(text: string): string[] {
  * when it never says the word.
  */
 export function searchTerms(text: string): Term[] {
-  const named = NAMES_AS_VALUES.on ? fileNameWords(text) : undefined;
+  const files = fileNameWords(text);
+  const named = NAMES_AS_VALUES.on ? files.named : undefined;
   const negated = negatedWords(text);
   const asValue = (w: string): boolean => named?.has(w) === true || negated?.has(w) === true;
   const terms = named || negated ? queryTerms(text).map((t): Term => (asValue(t.word) ? { ...t, value: true } : t)) : queryTerms(text);
@@ -245,7 +334,7 @@ export function searchTerms(text: string): Term[] {
     const s = stem(word);
     if (!terms.some((t) => t.stem === s)) terms.push({ word, stem: s });
   }
-  if (terms.length > 0 && terms.length < MAX_QUERY_TERMS && !terms.some((t) => t.stem === "file") && FILE_REFERENCE.test(text)) {
+  if (terms.length > 0 && terms.length < MAX_QUERY_TERMS && !terms.some((t) => t.stem === "file") && files.any) {
     terms.push({ word: "file", stem: stem("file") });
   }
   return terms;
