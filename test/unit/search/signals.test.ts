@@ -84,6 +84,14 @@ describe("action agreement", () => {
     expect(names(indexOf(catalogue), "look at the screenshot images/bug.jpg")[0]).toBe("fs__search_files");
   });
 
+  it("reads a question as seeking: among tools matched alike, the one that searches comes first", () => {
+    expect(queryActions("who do you know at Acme?").map((a) => a.senses.lemma)).toEqual(["search"]);
+    expect(queryActions("read the graph").map((a) => a.senses.lemma)).not.toContain("search");
+    expect(names(indexOf(memory()), "who do you know at Acme?")[0]).toBe("memory__search_nodes");
+    ACTION.questionSeeks = 0;
+    expect(names(indexOf(memory()), "who do you know at Acme?")[0]).not.toBe("memory__search_nodes");
+  });
+
   it("reads a tool's actions from its name and description, and a request's from its verbs", () => {
     expect(toolActions({ tool: "create_entities", description: "Create multiple new entities" })).toEqual(["create"]);
     expect(toolActions({ tool: "write_file", description: "Create a new file or overwrite one" })).toEqual(["write", "create"]);
@@ -98,7 +106,7 @@ describe("action agreement", () => {
     // Inflected verbs reach their lemma (morphy)...
     expect(queryActions("deleted files must be restored").map((a) => a.senses.lemma)).toEqual(expect.arrayContaining(["delete", "restore"]));
     // ...but a question's past tense tells what the answer is about, not what to do.
-    expect(queryActions("when was it created")).toEqual([]);
+    expect(queryActions("when was it created").map((a) => a.senses.lemma)).toEqual(["search"]);
     expect(queryActions("when was index.html created").map((a) => a.senses.lemma)).not.toContain("create");
     expect(queryActions("can you create the folder?").map((a) => a.senses.lemma)).toEqual(["create"]);
   });
