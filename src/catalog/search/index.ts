@@ -185,11 +185,12 @@ export const SCORER = {
    * "entity", the word for a named thing in information extraction (named-entity recognition)
    * and in the knowledge-graph tools that store them (text/tokenize.ts properNames, Term.implied).
    * It is server-level evidence only (it picks the server whose text holds "entity"; the tools'
-   * own words order them), and it is no request word: resolve's confidence never sees it. A name
-   * the catalogue holds ("GitHub", "Slack") is a capability word and implies nothing. Swept
-   * 0.3–1.5 on the tune halves (eighth round): 0.8 gave the most hit@5 on the everyday sets (+5
-   * to +9 points against off) for no loss on LiveMCPBench; 1.0 and up lost hit@1 there. 0 turns
-   * it off.
+   * own words order them), it never makes a match on its own ("weather in *Paris*" stays
+   * no_match, not a tie of every memory tool), and it is no request word: resolve's confidence
+   * never sees it. A name the catalogue holds ("GitHub", "Slack") is a capability word and implies
+   * nothing. Swept 0–1.5 on the tune halves (eighth round): 0.8 gave hit@5 +4, +6 and +3 points
+   * on everyday-2, -3 and -4 against off for −1 request of 155 on LiveMCPBench's natural tune
+   * half; 1.2 lost hit@1 on LiveMCPBench with MCP-Zero. 0 turns it off.
    */
   namedEntityWeight: 0.8,
   /**
@@ -655,6 +656,19 @@ export class SearchIndex {
       // it reads only the typed arrays and loads an entry's object only for a filter or a phrase
       // bonus, and skips the heap for scores that cannot enter it (no exact hits: plain order).
       const hasExact = exact.size > 0;
+      // The bits of the concepts the request only implies (Term.implied).
+      let impliedLo = 0;
+      let impliedHi = 0;
+      for (let t = 0; t < nTerms; t++) {
+        if (terms[t]?.implied === undefined) continue;
+        if (t < 32) impliedLo |= 1 << t;
+        else impliedHi |= 1 << (t - 32);
+      }
+      const own = (lo: number, hi: number): boolean => (lo & ~impliedLo) !== 0 || (hi & ~impliedHi) !== 0;
+      const realEvidence =
+        (impliedLo === 0 && impliedHi === 0) ||
+        touchedDocs.some((id) => own(maskLo[id] as number, maskHi[id] as number)) ||
+        touchedServerIds.some((sid) => own(serverMaskLo[sid] as number, serverMaskHi[sid] as number));
       let floor = -1;
       const scored: number[] = [];
       let inheriting = false;
@@ -663,6 +677,10 @@ export class SearchIndex {
         const hits = popcount(maskLo[id] as number) + popcount(maskHi[id] as number);
         const isExact = hasExact && exact.has(id);
         if (hits === 0 && !isExact) continue; // a phrase bonus alone never makes a match
+        // Nor does what the request only implies, when nothing else matches: "weather in *Paris*"
+        // is no_match, not a tie of every memory tool. With a match of its own words somewhere, it
+        // competes ("my sister Anna lives in Lisbon": memory before a file tool's stray word).
+        if (!isExact && !realEvidence && ((maskLo[id] as number) & ~impliedLo) === 0 && ((maskHi[id] as number) & ~impliedHi) === 0) continue;
         let s = scoreOf(total[id] as number, hits, docFactor(id) * nameFactor(id));
         // A phrase contained in a name, title or description has all its words there, so only
         // entries that matched every term can earn the bonus (this keeps it off the hot path).
@@ -692,6 +710,7 @@ export class SearchIndex {
         const lo = serverMaskLo[sid] as number;
         const hi = serverMaskHi[sid] as number;
         if (lo === 0 && hi === 0) continue; // sibling evidence alone never makes a match
+        if (!realEvidence && (lo & ~impliedLo) === 0 && (hi & ~impliedHi) === 0) continue; // nor implied evidence alone
         const server = this.servers[sid];
         if (!server) continue;
         const hits = popcount(lo) + popcount(hi);

@@ -87,9 +87,10 @@ describe("action agreement", () => {
   it("reads a question as seeking: among tools matched alike, the one that searches comes first", () => {
     expect(queryActions("who do you know at Acme?").map((a) => a.senses.lemma)).toEqual(["search"]);
     expect(queryActions("read the graph").map((a) => a.senses.lemma)).not.toContain("search");
-    expect(names(indexOf(memory()), "who do you know at Acme?")[0]).toBe("memory__search_nodes");
+    // "remember" reaches the memory server's routing text only: its tools tie on it.
+    expect(names(indexOf(memory()), "who do you remember at Acme?")[0]).toBe("memory__search_nodes");
     ACTION.questionSeeks = 0;
-    expect(names(indexOf(memory()), "who do you know at Acme?")[0]).not.toBe("memory__search_nodes");
+    expect(names(indexOf(memory()), "who do you remember at Acme?")[0]).not.toBe("memory__search_nodes");
   });
 
   it("reads a tool's actions from its name and description, and a request's from its verbs", () => {
@@ -154,16 +155,16 @@ describe("action agreement", () => {
 });
 
 describe("named things (SCORER.namedEntityWeight, properNamesAsValues)", () => {
-  /** A files server whose text says nothing of entities beside the memory server above. */
+  /** A files server whose text says nothing of entities beside the memory server above; both servers' texts say "facts". */
   const catalogue = (): SearchIndex =>
     indexOf([
       ...memory(),
-      entry({ server: "files", tool: "write_file", description: "Create a new file or overwrite an existing one", serverDescription: "Read and write files" }),
-      entry({ server: "files", tool: "read_text_file", description: "Read a text file; head and tail read the first or last lines" }),
+      entry({ server: "files", tool: "write_file", description: "Create a new file or overwrite an existing one", serverDescription: "Read and write files of facts and notes" }),
+      entry({ server: "files", tool: "read_text_file", description: "Read a text file; head and tail read the first or last lines", serverDescription: "Read and write files of facts and notes" }),
     ]);
 
   it("a request that names someone and no file finds the server whose text holds entities", () => {
-    const q = "my sister Anna lives in Lisbon";
+    const q = "a fact: my sister Anna lives in Lisbon";
     expect(names(catalogue(), q)[0]).toMatch(/^memory__/);
     // The implied word is no request word: it is never reported as matched.
     expect(catalogue().search(q).flatMap((m) => m.matchedTerms)).not.toContain("entity");
@@ -171,8 +172,13 @@ describe("named things (SCORER.namedEntityWeight, properNamesAsValues)", () => {
     expect(names(catalogue(), q)[0] ?? "none").not.toMatch(/^memory__/);
   });
 
+  it("never makes a match on its own: a request with nothing but a name the catalogue lacks matches nothing", () => {
+    expect(names(catalogue(), "weather forecast for Paris tomorrow")).toEqual([]);
+    expect(names(catalogue(), "schedule a meeting with Dan on Friday")).toEqual([]);
+  });
+
   it("is server-level evidence: it never orders one server's tools", () => {
-    const q = "Tom works for Globex now";
+    const q = "a fact: Tom works for Globex now";
     const scores = catalogue()
       .search(q)
       .filter((m) => m.entry.server === "memory")
