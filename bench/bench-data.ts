@@ -148,6 +148,16 @@ export function loadEverydayRequests4(): RequestLine[] {
   return loadRequestFile("everyday-4.jsonl");
 }
 
+/**
+ * A fifth everyday set on the example config (bench/data/requests/everyday-5.jsonl): 170
+ * requests, 17 that no configured tool serves, written blind like the third and fourth (about a
+ * third phrased as a model phrases a tool search) and kept unseen by the eighth round's tuning:
+ * neither half was looked at until its changes were final.
+ */
+export function loadEverydayRequests5(): RequestLine[] {
+  return loadRequestFile("everyday-5.jsonl");
+}
+
 const ExampleServer = z.object({
   description: z.string().optional(),
   tags: z.array(z.string()).optional(),
