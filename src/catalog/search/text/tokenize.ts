@@ -86,7 +86,7 @@ export interface Term {
   /**
    * A term the request implies rather than says, with the weight its matches count at: "entity"
    * for a request that names someone or something (the ranker's namedEntityWeight). It reaches
-   * its own stem only, and it is no request word: coverage, explanations and matched terms leave
+   * its own stem only, and it is no request word: resolve's coverage, explanations and matched terms leave
    * it out. Set by the ranker, not here.
    */
   implied?: number;
