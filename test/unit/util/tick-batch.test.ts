@@ -1,9 +1,10 @@
-// The stdio transports write the messages of one tick in one write (one syscall, one wake-up of
-// the reader): the batcher itself, and the upstream transport on a real stream.
+// The stdio transports write the messages of one tick together (one syscall, one wake-up of the
+// reader per MAX_LINES_PER_WRITE lines): the batcher itself, and the upstream transport on a real
+// stream.
 import { PassThrough, Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { LineStdioServerTransport } from "../../../src/serve/stdio/transport.js";
-import { TickBatcher } from "../../../src/util/tick-batch.js";
+import { MAX_LINES_PER_WRITE, TickBatcher } from "../../../src/util/tick-batch.js";
 
 const tick = () => new Promise<void>((r) => setImmediate(r));
 
@@ -25,6 +26,23 @@ describe("TickBatcher", () => {
     await tick();
     await b.push("e\n");
     expect(writes).toEqual(["a\nb\nc\nd\n", "e\n"]);
+  });
+
+  it("writes a long burst every MAX_LINES_PER_WRITE lines, so the reader starts before the tick ends", async () => {
+    expect(MAX_LINES_PER_WRITE).toBe(4);
+    const writes: string[] = [];
+    const b = new TickBatcher((text, done) => {
+      writes.push(text);
+      done();
+    });
+    const lines = Array.from({ length: 10 }, (_, i) => `${i}\n`);
+    const sent = lines.map((l) => b.push(l));
+    // Two full batches are out already, in this tick; the last two wait for its end.
+    expect(writes).toEqual(["0\n1\n2\n3\n", "4\n5\n6\n7\n"]);
+    expect(b.queuedChars).toBe(4);
+    await Promise.all(sent);
+    expect(writes).toEqual(["0\n1\n2\n3\n", "4\n5\n6\n7\n", "8\n9\n"]);
+    expect(writes.join("")).toBe(lines.join(""));
   });
 
   it("settles every sender of a batch when its write settles, with its error if it failed", async () => {
