@@ -11,7 +11,7 @@
 // The sweep applies the shipped calibrated model (ASSESS_RULES.modelThreshold) on top of each
 // rule set. --fit: logistic regression (L2, λ = 1, Newton steps) of "the top match is right" over
 // assess.ts confidenceFeatures, on the answers the model may speak for (modelEligible) in the tune
-// halves of five sets, each weighted alike: everyday, everyday-2 and example requests (example
+// halves of six sets, each weighted alike: everyday, everyday-2, everyday-3 to -5 and example requests (example
 // config) and natural requests over LiveMCPBench, alone and with MCP-Zero's distractors. The threshold: the
 // lowest of 0.80 … 0.99 from which up every set keeps its tune precision bar (0.95, or the
 // threshold rules' own precision where that is lower).
@@ -27,7 +27,7 @@ import { ASSESS_RULES, assessRoute, confidenceFeatures, confidenceOf, modelEligi
 import { CONFIDENCE_MODEL, type SearchIndex } from "../src/catalog/search/index.js";
 import type { CatalogEntry } from "../src/catalog/types.js";
 import { truncateUtf8 } from "../src/util/text.js";
-import { BENCH_DATA, distractors, indexEntries, loadCatalog, loadEverydayRequests, loadEverydayRequests2, loadEverydayRequests3, loadEverydayRequests4, loadExampleCatalog, loadRequests, uniqueEntries, type Half, type RequestLine } from "./bench-data.js";
+import { BENCH_DATA, distractors, indexEntries, loadCatalog, loadEverydayRequests, loadEverydayRequests2, loadEverydayRequests3, loadEverydayRequests4, loadEverydayRequests5, loadExampleCatalog, loadRequests, uniqueEntries, type Half, type RequestLine } from "./bench-data.js";
 
 const DEPTH = 12; // resolve's assessment depth (responses.ts ASSESS_DEPTH)
 const MAX_QUERY_BYTES = 2048;
@@ -156,7 +156,7 @@ function fit(fitSets: { name: string; ranked: Ranked[] }[], selection: Ranked[][
   // (the + MCP-Zero distractors): the model may add confident answers, never lower precision.
   const bars = selection.map((set) => Math.min(0.95, prec(measure(set, "tune", { modelThreshold: 2 }))));
   console.log(`Fitted on ${x.length} eligible tune answers (${fitSets.map((s, i) => `${s.name} ${sizes[i]}`).join(", ")}), λ = ${LAMBDA}.`);
-  console.log("threshold  " + ["LiveMCPBench", "+ MCP-Zero", "example config", "everyday-2"].map((n) => `${n}, tune: prec (right/conf)  share  unservable`).join("  ") + "  added by the model, pooled: prec (right/added)");
+  console.log("threshold  " + ["LiveMCPBench", "+ MCP-Zero", "example config", "everyday-2", "everyday-3 to -5"].map((n) => `${n}, tune: prec (right/conf)  share  unservable`).join("  ") + "  added by the model, pooled: prec (right/added)");
   // The threshold: the lowest from which up (a) every set keeps its bar, and (b) what the model
   // adds to the threshold rules, pooled over the sets, is right at least at the target (0.95).
   // (b) reads the answers the model is responsible for: a set's total precision hides them among
@@ -232,8 +232,8 @@ function main(): void {
     { name: "example config (both sets)", entries: example, queries: [...loadEverydayRequests(), ...requests.filter((r) => r.catalog === "example")] },
     // The second everyday set (sixth round), written before any measurement: its own rows.
     { name: "everyday-2, example config", entries: example, queries: loadEverydayRequests2() },
-    // The third and fourth (seventh round), written blind: pooled, as the first two are.
-    { name: "everyday-3 and -4, example config", entries: example, queries: [...loadEverydayRequests3(), ...loadEverydayRequests4()] },
+    // The third, fourth and fifth (seventh and eighth rounds), written blind: pooled, as the first two are.
+    { name: "everyday-3 to -5, example config", entries: example, queries: [...loadEverydayRequests3(), ...loadEverydayRequests4(), ...loadEverydayRequests5()] },
   ];
   const halves: Half[] = withCheck ? ["tune", "check"] : ["tune"];
   const rankedSets = sets.map((s) => {
@@ -264,8 +264,9 @@ function main(): void {
         { name: "natural, LiveMCPBench", ranked: rankedSets[0] as Ranked[] },
         { name: "natural, + MCP-Zero", ranked: rankedSets[1] as Ranked[] },
         { name: "everyday-2", ranked: rankedSets[3] as Ranked[] },
+        { name: "everyday-3 to -5", ranked: rankedSets[4] as Ranked[] },
       ],
-      [rankedSets[0] as Ranked[], rankedSets[1] as Ranked[], exampleRanked, rankedSets[3] as Ranked[]],
+      [rankedSets[0] as Ranked[], rankedSets[1] as Ranked[], exampleRanked, rankedSets[3] as Ranked[], rankedSets[4] as Ranked[]],
     );
     return;
   }
