@@ -11,10 +11,10 @@
 // The sweep applies the shipped calibrated model (ASSESS_RULES.modelThreshold) on top of each
 // rule set. --fit: logistic regression (L2, λ = 1, Newton steps) of "the top match is right" over
 // assess.ts confidenceFeatures, on the answers the model may speak for (modelEligible) in the tune
-// halves of six sets, each weighted alike: everyday, everyday-2, everyday-3 to -5 and example requests (example
-// config) and natural requests over LiveMCPBench, alone and with MCP-Zero's distractors. The threshold: the
-// lowest of 0.80 … 0.99 from which up every set keeps its tune precision bar (0.95, or the
-// threshold rules' own precision where that is lower).
+// halves of six sets, each weighted alike: everyday, everyday-2, everyday-3 to -5 and example
+// requests (example config) and natural requests over LiveMCPBench, alone and with MCP-Zero's
+// distractors. The threshold: the lowest of 0.80 … 0.99 from which up every set keeps its tune
+// precision bar (0.95, or the threshold rules' own precision where that is lower).
 //
 // Each row: the server-agreement minimum, the other-server and sibling gaps; per set, confident
 // precision (right / confident) and confident share (confident / all requests of the half,

@@ -58,7 +58,7 @@ export class TickBatcher {
     return batch.done;
   }
 
-  /** Writes what is queued now (at the end of the tick, or before the pipe is closed). */
+  /** Writes what is queued now (once MAX_LINES_PER_WRITE lines are, at the end of the tick, or before the pipe is closed). */
   flush(): void {
     const batch = this.batch;
     if (batch === undefined) return;
