@@ -11,8 +11,10 @@
 //                       (ParentBasedSampler, RandomIdGenerator), an exporter that drops the batch
 //   + mcphub's sampler  the same with mcphub's sampler and ids (src/telemetry/tracing/sampling.ts)
 //   + OTLP JSON         the same, the exporter serialising each batch as OTLPTraceExporter does
-//   mcphub, sent        mcphub's own tracing (src/telemetry/tracing/otel.ts) exporting over
-//                       OTLP/HTTP to the receiver (bench/otlp-receiver.mjs, a process of its own)
+//   mcphub, protobuf    mcphub's own tracing (src/telemetry/tracing/otel.ts): span records,
+//                       each written to OTLP/protobuf as it ends; the batches are dropped
+//   mcphub, sent        the same, sent over OTLP/HTTP to the receiver (bench/otlp-receiver.mjs,
+//                       a process of its own)
 // Then one send of N spans through OTLPTraceExporter, by N: what a send costs apart from its spans.
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -23,6 +25,7 @@ import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { JsonTraceSerializer } from "@opentelemetry/otlp-transformer";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BatchSpanProcessor, InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor, type ReadableSpan, type SpanExporter } from "@opentelemetry/sdk-trace-node";
+import type { SendBatch } from "../src/telemetry/tracing/export.js";
 import { startOtel } from "../src/telemetry/tracing/otel.js";
 import { ParentFirstSampler, PooledIdGenerator } from "../src/telemetry/tracing/sampling.js";
 import { ROOT, numberFlag } from "./setup.js";
@@ -94,10 +97,10 @@ function sdkRow(label: string, exporter: SpanExporter, ours: boolean): Row {
   return { label, call: () => sdkCall(tracer), shutdown: () => provider.shutdown() };
 }
 
-function mcphubRow(url: string): Row {
-  const backend = startOtel({ url, sample: 1, service_name: "mcphub" }, "bench");
+function mcphubRow(url: string, label = "mcphub's tracing, sent (OTLP/HTTP)", send?: SendBatch): Row {
+  const backend = startOtel({ url, sample: 1, service_name: "mcphub" }, "bench", send);
   return {
-    label: "mcphub's tracing, sent (OTLP/HTTP)",
+    label,
     call: async () => {
       const t = backend.startCall("tools/call bench__echo", ROOT_ATTRS, undefined);
       for (const stage of ["mcphub.locate", "mcphub.guard"]) t.stage(stage).end({ keep: true });
@@ -150,6 +153,7 @@ async function main() {
     sdkRow("SDK spans (batch dropped)", localExporter(false), false),
     sdkRow("+ mcphub's sampler and ids", localExporter(false), true),
     sdkRow("+ OTLP JSON (serialised, not sent)", localExporter(true), true),
+    mcphubRow(otlp.url, "mcphub's spans, protobuf (dropped)", (_body, _spans, done) => done(true)),
     mcphubRow(otlp.url),
   ];
   for (const row of rows) await runRow(row, 1000);

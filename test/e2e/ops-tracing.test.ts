@@ -128,7 +128,7 @@ describe("OTLP traces", () => {
   it("no argument or result value is in any exported span", () => {
     expect(receiver.spans.length).toBeGreaterThan(0);
     expect(receiver.raw.join("\n")).not.toContain(CANARY);
-    expect(receiver.contentTypes.every((t) => t.startsWith("application/json"))).toBe(true);
+    expect(receiver.contentTypes.every((t) => t.startsWith("application/x-protobuf"))).toBe(true);
   });
 });
 

@@ -1,5 +1,5 @@
 // Traces (docs/operations.md#traces): a span per upstream tools/call with children for the
-// pipeline's stages and the downstream call, exported over OTLP/HTTP (JSON) when
+// pipeline's stages and the downstream call, exported over OTLP/HTTP (protobuf) when
 // `telemetry.otlp.url` is set. This module is the facade the rest of mcphub calls; it never loads
 // OpenTelemetry itself. `configureTracing` loads the SDK (otel.ts) on first use, so a gateway
 // with tracing off (the default) pays one test per call and nothing at start-up.

@@ -1,8 +1,9 @@
 // The OpenTelemetry side of tracing, loaded only when `telemetry.otlp.url` is set (index.ts).
-// One tracer provider per setting, with a batch processor and the OTLP/HTTP exporter (JSON);
-// the W3C trace context propagator is installed once per process. The provider is not
-// registered as the global one, so a reload can replace it (OpenTelemetry refuses a second
-// global registration).
+// One backend per setting: a call's spans are SpanRecords (span-record.ts: what the SDK's Span
+// costs and why it is not made), with the SDK's sampling decisions (sampling.ts), written to
+// OTLP/protobuf as each ends and sent in batches through the SDK's OTLP/HTTP delegate
+// (export.ts, otlp-proto.ts). The W3C trace context propagator is installed once per process.
+// Nothing is registered as the global tracer provider, so a reload can replace the backend.
 //
 // A call's spans are made with explicit parents (CallTrace), not through the context manager.
 // The AsyncLocalStorage context manager, once enabled, runs a hook for every promise the process
@@ -11,29 +12,14 @@
 // current span to follow awaits into code that cannot be handed it: the fetch of an HTTP
 // downstream, deep inside the SDK's transport, which adds the traceparent (ClientSpan.within).
 // A gateway whose downstreams are all stdio never installs it.
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type SpanOptions, type Tracer } from "@opentelemetry/api";
+import { context, isSpanContextValid, propagation, ROOT_CONTEXT, SamplingDecision, SpanKind, trace, TraceFlags, type SpanContext } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
-import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { resourceFromAttributes } from "@opentelemetry/resources";
-import { BatchSpanProcessor, NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
+import { otlpHttpSender, SpanExport, type SendBatch } from "./export.js";
 import { ParentFirstSampler, PooledIdGenerator } from "./sampling.js";
+import { SpanRecord, WallClock, type SpanSource } from "./span-record.js";
 import type { CallTrace, ClientSpan, OtlpSettings, SpanAttributes, SpanEnd, StageSpan, TracingBackend } from "./types.js";
-
-/** How often finished spans are sent (the batch processor's default is 5 s). */
-const EXPORT_DELAY_MS = 1000;
-/**
- * Spans a send carries at most (the batch processor's default is 512). A send costs the gateway
- * ~0.4–0.6 ms of CPU whatever it carries (an HTTP request and its answer through Node's client,
- * measured here with a 100-byte and a 250 kB body alike), besides ~4.4 µs a span for the OTLP
- * JSON. At 512 that fixed part was ~5 µs of a five-span call; at 2,048 it is a quarter of that.
- */
-const EXPORT_BATCH_SPANS = 2048;
-/**
- * Spans waiting for export. A plain call makes five; at a few thousand calls a second the default
- * (2,048) would drop spans between two sends, while a send of a batch is under way.
- */
-const MAX_QUEUED_SPANS = 16_384;
 
 let propagatorSet = false;
 let contextManager = false;
@@ -54,71 +40,85 @@ const getter = {
 const setter = { set: (carrier: Record<string, string>, key: string, value: string) => (carrier[key] = value) };
 
 const NO_SPAN: StageSpan = { end: () => undefined };
+const NO_ATTRIBUTES: SpanAttributes = Object.freeze({});
 
-export function startOtel(settings: OtlpSettings, version: string): TracingBackend {
+/** `send` replaces the OTLP/HTTP sender for the benchmark's rows that stop before the network (bench/ops-spans.ts). */
+export function startOtel(settings: OtlpSettings, version: string, send?: SendBatch): TracingBackend {
   if (!propagatorSet) {
     propagatorSet = true;
     propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   }
-  const provider = new NodeTracerProvider({
-    resource: resourceFromAttributes({ "service.name": settings.service_name, "service.version": version }),
-    // A client's sampled traceparent is followed; a request without one is sampled at `sample`
-    // (ParentBasedSampler's decisions, with less work per span: sampling.ts).
-    sampler: new ParentFirstSampler(settings.sample),
-    idGenerator: new PooledIdGenerator(),
-    spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url: settings.url }), { scheduledDelayMillis: EXPORT_DELAY_MS, maxQueueSize: MAX_QUEUED_SPANS, maxExportBatchSize: EXPORT_BATCH_SPANS })],
-  });
-  const tracer: Tracer = provider.getTracer("mcphub", version);
+  const resource = { "service.name": settings.service_name, "service.version": version };
+  const source: SpanSource = { resource: resourceFromAttributes(resource), instrumentationScope: { name: "mcphub", version } };
+  const envelope = { resource, scope: source.instrumentationScope };
+  const sender = send ? { send, shutdown: async () => undefined } : otlpHttpSender(settings.url);
+  const processor = new SpanExport(envelope, sender.send, () => sender.shutdown());
+  // A client's sampled traceparent is followed; a request without one is sampled at `sample`
+  // (ParentBasedSampler's decisions, with less work per span: sampling.ts).
+  const sampler = new ParentFirstSampler(settings.sample);
+  const ids = new PooledIdGenerator();
+  const clock = new WallClock();
 
   const startCall = (name: string, attributes: SpanAttributes, headers: Record<string, string | string[] | undefined> | undefined): CallTrace => {
-    const parent = headers?.traceparent !== undefined ? propagation.extract(ROOT_CONTEXT, headers, getter) : ROOT_CONTEXT;
-    const root = tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, parent);
-    const rootContext = trace.setSpan(ROOT_CONTEXT, root);
-    const recording = root.isRecording();
-    // The running stage: its span is made only when kept or needed as a parent (then its context too).
-    let stage: { name: string; startedMs: number; span: Span | undefined; context: Context | undefined } | undefined;
-    const made = (s: NonNullable<typeof stage>): Span => {
-      // A performance.now() start time: the SDK converts it with its own time origin.
-      s.span ??= tracer.startSpan(s.name, { startTime: s.startedMs }, rootContext);
-      return s.span;
+    const startedMs = performance.now();
+    const offset = clock.offset();
+    const parentContext = headers?.traceparent !== undefined ? propagation.extract(ROOT_CONTEXT, headers, getter) : ROOT_CONTEXT;
+    // As the SDK's Tracer: a valid parent gives the trace id and trace state; else a new trace.
+    const remote = trace.getSpanContext(parentContext);
+    const parent = remote !== undefined && isSpanContextValid(remote) ? remote : undefined;
+    const traceId = parent?.traceId ?? ids.generateTraceId();
+    const recording = sampler.shouldSample(parentContext, traceId, name, SpanKind.SERVER, attributes, []).decision === SamplingDecision.RECORD_AND_SAMPLED;
+    const traceFlags = recording ? TraceFlags.SAMPLED : TraceFlags.NONE;
+    const traceState = parent?.traceState;
+    const contextOf = (): SpanContext => (traceState ? { traceId, spanId: ids.generateSpanId(), traceFlags, traceState } : { traceId, spanId: ids.generateSpanId(), traceFlags });
+    const rootContext = contextOf();
+    const root = recording ? new SpanRecord(source, name, SpanKind.SERVER, rootContext, parent, clock.at(startedMs, offset), attributes) : undefined;
+    const record = (spanName: string, kind: SpanKind, spanContext: SpanContext, parentOf: SpanContext, startMs: number, attrs: SpanAttributes | undefined) =>
+      new SpanRecord(source, spanName, kind, spanContext, parentOf, clock.at(startMs, offset), attrs ?? NO_ATTRIBUTES);
+    const finish = (span: SpanRecord, end: SpanEnd | undefined): void => {
+      if (end?.attributes) span.addAttributes(end.attributes);
+      if (end?.error !== undefined) span.fail(end.error);
+      if (span.finish(clock.at(performance.now(), offset))) processor.add(span);
     };
+    // The running stage: its span is made only when kept or needed as a parent.
+    let stage: { name: string; startedMs: number; span: SpanRecord | undefined } | undefined;
+    const made = (s: NonNullable<typeof stage>): SpanRecord => (s.span ??= record(s.name, SpanKind.INTERNAL, contextOf(), rootContext, s.startedMs, undefined));
     return {
-      traceId: root.spanContext().traceId,
+      traceId,
       stage: (stageName) => {
         // An unsampled request's stages would be non-recording spans: none are made.
         if (!recording) return NO_SPAN;
-        const own = { name: stageName, startedMs: performance.now(), span: undefined, context: undefined };
+        const own = { name: stageName, startedMs: performance.now(), span: undefined };
         stage = own;
         return {
           end: (end) => {
             if (stage === own) stage = undefined;
-            // Ended at a performance.now() time too: given a start time but no end time, the SDK
-            // ends a span at Date.now() (whole milliseconds, another clock), and a stage of a
-            // few µs came out up to a millisecond or more long.
-            if (own.span || end.keep || end.error !== undefined) finish(made(own), end, performance.now());
+            if (own.span || end.keep || end.error !== undefined) finish(made(own), end);
           },
         };
       },
       child: (childName, kind, attrs) => {
-        // Made even when not recording: its (unsampled) context is still propagated downstream.
-        const parent = stage ? (stage.context ??= trace.setSpan(ROOT_CONTEXT, made(stage))) : rootContext;
-        const options: SpanOptions = { kind: kind === "client" ? SpanKind.CLIENT : SpanKind.INTERNAL };
-        if (attrs) options.attributes = attrs;
-        const span = tracer.startSpan(childName, options, parent);
+        // Its context is made even when not recording: it is still propagated downstream (unsampled).
+        const spanContext = contextOf();
+        const span = recording ? record(childName, kind === "client" ? SpanKind.CLIENT : SpanKind.INTERNAL, spanContext, stage ? made(stage).spanContext() : rootContext, performance.now(), attrs) : undefined;
         return {
-          end: (end) => finish(span, end),
+          end: (end) => {
+            if (span) finish(span, end);
+          },
           within: (fn) => {
             installContextManager();
-            return context.with(trace.setSpan(ROOT_CONTEXT, span), fn);
+            return context.with(trace.setSpanContext(ROOT_CONTEXT, spanContext), fn);
           },
         } satisfies ClientSpan;
       },
       annotate: (end) => {
-        if (!recording) return;
-        if (end.attributes) root.setAttributes(end.attributes);
-        if (end.error !== undefined) root.setStatus({ code: SpanStatusCode.ERROR, message: end.error });
+        if (!root) return;
+        if (end.attributes) root.addAttributes(end.attributes);
+        if (end.error !== undefined) root.fail(end.error);
       },
-      end: (end) => finish(root, end),
+      end: (end) => {
+        if (root) finish(root, end);
+      },
     };
   };
 
@@ -127,20 +127,9 @@ export function startOtel(settings: OtlpSettings, version: string): TracingBacke
     outside: (fn) => (contextManager ? context.with(ROOT_CONTEXT, fn) : fn()),
     inject: (headers) => propagation.inject(context.active(), headers, setter),
     traceId: () => {
-      const id = trace.getSpan(context.active())?.spanContext().traceId;
+      const id = trace.getSpanContext(context.active())?.traceId;
       return id && id !== "00000000000000000000000000000000" ? id : undefined;
     },
-    shutdown: () => provider.shutdown(),
+    shutdown: () => processor.shutdown(),
   };
 }
-
-/**
- * Ends a span (at `endMs`, a performance.now() time, for a span started with one); an error
- * marks it failed by its class name only (a message may quote an argument).
- */
-function finish(span: Span, end: SpanEnd | undefined, endMs?: number): void {
-  if (end?.attributes) span.setAttributes(end.attributes);
-  if (end?.error !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: end.error });
-  span.end(endMs);
-}
-

@@ -1,0 +1,75 @@
+// The OTLP/protobuf bytes mcphub writes as each span ends (src/telemetry/tracing/otlp-proto.ts)
+// are the bytes the OpenTelemetry SDK's own protobuf serialiser writes for the same spans: the
+// same ExportTraceServiceRequest, field for field. Any collector that reads the SDK's exports
+// reads ours.
+import { SpanKind, SpanStatusCode, TraceFlags, type SpanContext } from "@opentelemetry/api";
+import { TraceState } from "@opentelemetry/core";
+import { ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
+import { resourceFromAttributes } from "@opentelemetry/resources";
+import { describe, expect, it } from "vitest";
+import { SpanBatch } from "../../../src/telemetry/tracing/otlp-proto.js";
+import { SpanRecord, WallClock, type SpanSource } from "../../../src/telemetry/tracing/span-record.js";
+import type { SpanAttributes } from "../../../src/telemetry/tracing/types.js";
+
+const RESOURCE = { "service.name": "mcphub-test", "service.version": "1.2.3" };
+const source: SpanSource = { resource: resourceFromAttributes(RESOURCE), instrumentationScope: { name: "mcphub", version: "1.2.3" } };
+const clock = new WallClock();
+
+function span(name: string, kind: SpanKind, context: SpanContext, parent: SpanContext | undefined, attributes: SpanAttributes, error?: string, lengthMs = 1.5): SpanRecord {
+  const started = performance.now();
+  const offset = clock.offset();
+  const s = new SpanRecord(source, name, kind, context, parent, clock.at(started, offset), attributes);
+  if (error !== undefined) s.fail(error);
+  s.finish(clock.at(started + lengthMs, offset));
+  return s;
+}
+
+const ctx = (traceId: string, spanId: string, extra: Partial<SpanContext> = {}): SpanContext => ({ traceId, spanId, traceFlags: TraceFlags.SAMPLED, ...extra });
+const T = "4bf92f3577b34da6a3ce929d0e0e4736";
+
+function spans(): SpanRecord[] {
+  const remote = ctx(T, "00f067aa0ba902b7", { isRemote: true, traceState: new TraceState("vendor=abc,other=1") });
+  const root = ctx(T, "a1b2c3d4e5f60718", { traceState: remote.traceState });
+  const stage = ctx(T, "0102030405060708");
+  return [
+    span("tools/call bench__echo", SpanKind.SERVER, root, remote, { "mcp.method.name": "tools/call", "gen_ai.tool.name": "bench__echo", "mcphub.session": 7, "mcphub.ok": true }),
+    span("mcphub.locate", SpanKind.INTERNAL, stage, root, {}, undefined, 0.004),
+    span("tools/call échø ✓", SpanKind.CLIENT, ctx(T, "ffeeddccbbaa9988"), stage, { "mcphub.server": "bench", big: 2 ** 40, negative: -3, ratio: 0.25 }, "McpError", 250),
+    span("a root of its own", SpanKind.INTERNAL, ctx("0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331", { traceFlags: TraceFlags.SAMPLED }), undefined, { ["x".repeat(200)]: "y".repeat(300) }),
+  ];
+}
+
+describe("OTLP/protobuf spans", () => {
+  it("are the SDK serialiser's bytes for the same spans", () => {
+    const batch = new SpanBatch({ resource: RESOURCE, scope: { name: "mcphub", version: "1.2.3" } });
+    const all = spans();
+    for (const s of all) batch.add(s);
+    expect(batch.count).toBe(all.length);
+    const ours = batch.take();
+    const sdk = ProtobufTraceSerializer.serializeRequest(all);
+    expect(ours).toBeDefined();
+    expect(Buffer.from(ours as Uint8Array).toString("hex")).toBe(Buffer.from(sdk as Uint8Array).toString("hex"));
+  });
+
+  it("start afresh after a take, and keep agreeing over many batches of many spans", () => {
+    const batch = new SpanBatch({ resource: RESOURCE, scope: { name: "mcphub", version: "1.2.3" } });
+    expect(batch.take()).toBeUndefined();
+    for (let round = 0; round < 3; round++) {
+      const all = Array.from({ length: 700 }, () => spans()).flat(); // a buffer grown past its first size, and lengths of 3 bytes
+      for (const s of all) batch.add(s);
+      const ours = batch.take() as Uint8Array;
+      expect(batch.count).toBe(0);
+      expect(Buffer.compare(Buffer.from(ours), Buffer.from(ProtobufTraceSerializer.serializeRequest(all) as Uint8Array))).toBe(0);
+    }
+  });
+
+  it("write an error's class as the status message and code", () => {
+    const batch = new SpanBatch({ resource: RESOURCE, scope: { name: "mcphub" } });
+    const s = span("failed", SpanKind.INTERNAL, ctx(T, "1111111111111111"), undefined, {}, "TimeoutError");
+    expect(s.status).toEqual({ code: SpanStatusCode.ERROR, message: "TimeoutError" });
+    batch.add(s);
+    const bytes = Buffer.from(batch.take() as Uint8Array);
+    expect(bytes.includes(Buffer.from("TimeoutError"))).toBe(true);
+    expect(Buffer.compare(bytes, Buffer.from(ProtobufTraceSerializer.serializeRequest([Object.assign(s, { instrumentationScope: { name: "mcphub" } })]) as Uint8Array))).toBe(0);
+  });
+});
