@@ -13,9 +13,8 @@
 // (@opentelemetry/otlp-transformer's trace-serializer): a test compares the bytes of the two
 // for the same spans (test/unit/telemetry/otlp-proto.test.ts). The message is
 // opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest.
-import type { HrTime } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-node";
-import { SpanRecord } from "./span-record.js";
+import { SpanRecord, type SpanTimes } from "./span-record.js";
 import type { SpanAttributes } from "./types.js";
 
 // Wire types.
@@ -88,13 +87,21 @@ class Bytes {
     for (let i = 0; i < n; i++) this.buf[this.pos++] = (HEX[id.charCodeAt(2 * i)]! << 4) | HEX[id.charCodeAt(2 * i + 1)]!;
   }
 
-  /** An HrTime as fixed64 nanoseconds since the epoch (exact: no product passes 2^53). */
-  time(field: number, t: HrTime): void {
+  /** A time as fixed64 nanoseconds since the epoch, from a span's performance.now() reading. */
+  timeOf(field: number, times: SpanTimes, ms: number): void {
+    const clock = times.clock;
+    const ns = clock.originNs + Math.round((ms + times.offset) * 1e6);
+    const carry = Math.floor(ns / 1e9);
+    this.time(field, clock.originS + carry, ns - carry * 1e9);
+  }
+
+  /** Seconds and nanoseconds as fixed64 nanoseconds since the epoch (exact: no product passes 2^53). */
+  time(field: number, seconds: number, nanos: number): void {
     this.room(9);
     this.buf[this.pos++] = tag(field, FIXED64);
-    const low16 = t[0] % 0x10000;
-    const high = Math.floor(t[0] / 0x10000) * 1e9; // the seconds' upper part, in ns, still to be shifted by 16 bits
-    const lower = low16 * 1e9 + t[1] + (high % 0x10000) * 0x10000; // < 2^53
+    const low16 = seconds % 0x10000;
+    const high = Math.floor(seconds / 0x10000) * 1e9; // the seconds' upper part, in ns, still to be shifted by 16 bits
+    const lower = low16 * 1e9 + nanos + (high % 0x10000) * 0x10000; // < 2^53
     const carry = Math.floor(lower / 0x100000000);
     this.view.setUint32(this.pos, lower - carry * 0x100000000, true);
     this.view.setUint32(this.pos + 4, Math.floor(high / 0x10000) + carry, true);
@@ -268,10 +275,15 @@ export class SpanBatch {
     b.raw(this.names.get(span.name));
     b.varint(tag(6, VARINT));
     b.varint(span.kind + 1); // the API has no value for "unspecified"; OTLP's enum starts there
-    b.time(7, span.startTime);
-    b.time(8, span.endTime);
-    if (span instanceof SpanRecord) this.writeAttributes(span.initial, span.later);
-    else this.writeAttributes(span.attributes as SpanAttributes, undefined);
+    if (span instanceof SpanRecord) {
+      b.timeOf(7, span, span.startMs);
+      b.timeOf(8, span, span.endMs);
+      this.writeAttributes(span.initial, span.later);
+    } else {
+      b.time(7, span.startTime[0], span.startTime[1]);
+      b.time(8, span.endTime[0], span.endTime[1]);
+      this.writeAttributes(span.attributes as SpanAttributes, undefined);
+    }
     // dropped_attributes_count (10), dropped_events_count (12), dropped_links_count (14): zero, written as the SDK does.
     b.room(6);
     b.buf[b.pos++] = tag(10, VARINT);

@@ -24,14 +24,15 @@ export interface SpanSource {
 }
 
 /**
- * Wall-clock HrTimes from performance.now() readings. One call's spans take the wall clock's
+ * Wall-clock times from performance.now() readings. One call's spans take the wall clock's
  * lead over the monotonic clock once (`offset`, at the request's start, as the SDK takes it per
  * span): the call's times keep the monotonic clock's µs precision and order, and the clocks'
  * drift over a long uptime never enters.
  */
 export class WallClock {
-  private readonly originS: number;
-  private readonly originNs: number;
+  /** performance.timeOrigin as whole seconds and nanoseconds. */
+  readonly originS: number;
+  readonly originNs: number;
 
   constructor() {
     const origin = performance.timeOrigin;
@@ -52,22 +53,25 @@ export class WallClock {
   }
 }
 
-function difference(end: HrTime, start: HrTime): HrTime {
-  let s = end[0] - start[0];
-  let ns = end[1] - start[1];
-  if (ns < 0) {
-    s -= 1;
-    ns += NS_PER_S;
-  }
-  return [s, ns];
+/** Where a span is in time: performance.now() readings and the call's clock offset. */
+export interface SpanTimes {
+  readonly clock: WallClock;
+  readonly offset: number;
+  readonly startMs: number;
+  endMs: number;
 }
 
-/** One span: started with its context, parent and attributes; `finish` sets its end once. */
-export class SpanRecord implements ReadableSpan {
+/**
+ * One span: started with its context, parent, attributes and time; `finish` sets its end once.
+ * Its times are kept as performance.now() readings and made HrTimes only when read (the encoder
+ * reads the readings).
+ */
+export class SpanRecord implements ReadableSpan, SpanTimes {
   status: SpanStatus = UNSET;
-  endTime: HrTime;
-  duration: HrTime = [0, 0];
   ended = false;
+  endMs: number;
+  /** Attributes added later (annotate, end): they win over `initial`'s of the same key. */
+  later: SpanAttributes | undefined = undefined;
   readonly events: TimedEvent[] = NO_EVENTS;
   readonly links: Link[] = NO_LINKS;
   readonly droppedAttributesCount = 0;
@@ -82,21 +86,40 @@ export class SpanRecord implements ReadableSpan {
     readonly kind: SpanKind,
     private readonly context: SpanContext,
     readonly parentSpanContext: SpanContext | undefined,
-    readonly startTime: HrTime,
+    readonly clock: WallClock,
+    readonly offset: number,
+    readonly startMs: number,
     /** The attributes it started with (often a caller's constant: never written to). */
     readonly initial: SpanAttributes,
   ) {
     this.resource = source.resource;
     this.instrumentationScope = source.instrumentationScope;
-    this.endTime = startTime;
+    this.endMs = startMs;
   }
 
   spanContext(): SpanContext {
     return this.context;
   }
 
-  /** Attributes added later (annotate, end): they win over `initial`'s of the same key. */
-  later: SpanAttributes | undefined;
+  get startTime(): HrTime {
+    return this.clock.at(this.startMs, this.offset);
+  }
+
+  get endTime(): HrTime {
+    return this.clock.at(this.endMs, this.offset);
+  }
+
+  get duration(): HrTime {
+    const start = this.startTime;
+    const end = this.endTime;
+    let s = end[0] - start[0];
+    let ns = end[1] - start[1];
+    if (ns < 0) {
+      s -= 1;
+      ns += NS_PER_S;
+    }
+    return [s, ns];
+  }
 
   /** All of them, as the SDK's Span would hold them (the encoder reads `initial` and `later` as they are). */
   get attributes(): Attributes {
@@ -112,12 +135,11 @@ export class SpanRecord implements ReadableSpan {
     this.status = { code: SpanStatusCode.ERROR, message };
   }
 
-  /** Ends the span at `endTime` (a second end is ignored, as the SDK's Span ignores it). */
-  finish(endTime: HrTime): boolean {
+  /** Ends the span at the performance.now() reading `endMs` (a second end is ignored, as the SDK's Span ignores it). */
+  finish(endMs: number): boolean {
     if (this.ended) return false;
     this.ended = true;
-    this.endTime = endTime;
-    this.duration = difference(endTime, this.startTime);
+    this.endMs = endMs;
     return true;
   }
 }

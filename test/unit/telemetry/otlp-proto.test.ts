@@ -18,9 +18,9 @@ const clock = new WallClock();
 function span(name: string, kind: SpanKind, context: SpanContext, parent: SpanContext | undefined, attributes: SpanAttributes, error?: string, lengthMs = 1.5): SpanRecord {
   const started = performance.now();
   const offset = clock.offset();
-  const s = new SpanRecord(source, name, kind, context, parent, clock.at(started, offset), attributes);
+  const s = new SpanRecord(source, name, kind, context, parent, clock, offset, started, attributes);
   if (error !== undefined) s.fail(error);
-  s.finish(clock.at(started + lengthMs, offset));
+  s.finish(started + lengthMs);
   return s;
 }
 
@@ -31,8 +31,12 @@ function spans(): SpanRecord[] {
   const remote = ctx(T, "00f067aa0ba902b7", { isRemote: true, traceState: new TraceState("vendor=abc,other=1") });
   const root = ctx(T, "a1b2c3d4e5f60718", { traceState: remote.traceState });
   const stage = ctx(T, "0102030405060708");
+  const request = span("tools/call bench__echo", SpanKind.SERVER, root, remote, { "mcp.method.name": "tools/call", "gen_ai.tool.name": "bench__echo", "mcphub.session": 7, "mcphub.ok": true });
+  // Added at the end (annotate, end): one key replaced in place, new ones after, as in the SDK's Span.
+  request.addAttributes({ "mcphub.session": 8, "mcphub.outcome": "ok" });
+  request.addAttributes({ "mcphub.server": "bench" });
   return [
-    span("tools/call bench__echo", SpanKind.SERVER, root, remote, { "mcp.method.name": "tools/call", "gen_ai.tool.name": "bench__echo", "mcphub.session": 7, "mcphub.ok": true }),
+    request,
     span("mcphub.locate", SpanKind.INTERNAL, stage, root, {}, undefined, 0.004),
     span("tools/call échø ✓", SpanKind.CLIENT, ctx(T, "ffeeddccbbaa9988"), stage, { "mcphub.server": "bench", big: 2 ** 40, negative: -3, ratio: 0.25 }, "McpError", 250),
     span("a root of its own", SpanKind.INTERNAL, ctx("0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331", { traceFlags: TraceFlags.SAMPLED }), undefined, { ["x".repeat(200)]: "y".repeat(300) }),

@@ -18,8 +18,8 @@ const clock = new WallClock();
 function spans(n: number, traceId: string): SpanRecord[] {
   return Array.from({ length: n }, (_, i) => {
     const now = performance.now();
-    const s = new SpanRecord(source, `span ${i}`, SpanKind.INTERNAL, { traceId, spanId: (i + 1).toString(16).padStart(16, "0"), traceFlags: TraceFlags.SAMPLED }, undefined, clock.at(now, 0), { i });
-    s.finish(clock.at(now + 0.01, 0));
+    const s = new SpanRecord(source, `span ${i}`, SpanKind.INTERNAL, { traceId, spanId: (i + 1).toString(16).padStart(16, "0"), traceFlags: TraceFlags.SAMPLED }, undefined, clock, 0, now, { i });
+    s.finish(now + 0.01);
     return s;
   });
 }
