@@ -15,7 +15,9 @@
 //                       each written to OTLP/protobuf as it ends; the batches are dropped
 //   mcphub, sent        the same, sent over OTLP/HTTP to the receiver (bench/otlp-receiver.mjs,
 //                       a process of its own)
-// Then one send of N spans through OTLPTraceExporter, by N: what a send costs apart from its spans.
+// Then one send of N spans by N, what a send costs apart from its spans: through the SDK's
+// OTLPTraceExporter (JSON, serialised in the send) and through mcphub's sender (protobuf already
+// written, as the spans ended: src/telemetry/tracing/export.ts).
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -25,7 +27,8 @@ import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { JsonTraceSerializer } from "@opentelemetry/otlp-transformer";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BatchSpanProcessor, InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor, type ReadableSpan, type SpanExporter } from "@opentelemetry/sdk-trace-node";
-import type { SendBatch } from "../src/telemetry/tracing/export.js";
+import { otlpHttpSender, type SendBatch } from "../src/telemetry/tracing/export.js";
+import { SpanBatch } from "../src/telemetry/tracing/otlp-proto.js";
 import { startOtel } from "../src/telemetry/tracing/otel.js";
 import { ParentFirstSampler, PooledIdGenerator } from "../src/telemetry/tracing/sampling.js";
 import { ROOT, numberFlag } from "./setup.js";
@@ -127,21 +130,34 @@ async function runRow(row: Row, calls: number): Promise<number> {
   return (c.user + c.system) / calls;
 }
 
-/** The CPU of one OTLPTraceExporter send of `size` spans, sent one after another. */
-async function sendCost(url: string, spans: ReadableSpan[], size: number): Promise<number> {
-  const exporter = new OTLPTraceExporter({ url });
-  const batch = spans.slice(0, size);
-  const send = () => new Promise<ExportResult>((r) => exporter.export(batch, r));
+/** The CPU of one send of `size` spans, sent one after another, by `send` (the body made inside it, or before). */
+async function sendCost(size: number, send: () => Promise<boolean>): Promise<number> {
   for (let i = 0; i < 10; i++) await send();
   const sends = Math.max(20, Math.round(8192 / size));
   const c0 = process.cpuUsage();
-  for (let i = 0; i < sends; i++) {
-    const r = await send();
-    if (r.code !== ExportResultCode.SUCCESS) throw new Error(`a send of ${size} spans failed: ${String(r.error)}`);
-  }
+  for (let i = 0; i < sends; i++) if (!(await send())) throw new Error(`a send of ${size} spans failed`);
   const c = process.cpuUsage(c0);
-  await exporter.shutdown();
   return (c.user + c.system) / sends;
+}
+
+/** OTLPTraceExporter: the batch serialised to JSON and sent. */
+async function sdkSendCost(url: string, spans: ReadableSpan[], size: number): Promise<number> {
+  const exporter = new OTLPTraceExporter({ url });
+  const batch = spans.slice(0, size);
+  const us = await sendCost(size, () => new Promise<boolean>((r) => exporter.export(batch, (e) => r(e.code === ExportResultCode.SUCCESS))));
+  await exporter.shutdown();
+  return us;
+}
+
+/** mcphub's sender: a request already written (as its spans ended), sent. */
+async function mcphubSendCost(url: string, spans: ReadableSpan[], size: number): Promise<number> {
+  const sender = otlpHttpSender(url);
+  const batch = new SpanBatch({ resource: { "service.name": "mcphub" }, scope: { name: "mcphub", version: "bench" } });
+  for (const span of spans.slice(0, size)) batch.add(span);
+  const body = batch.take() as Uint8Array;
+  const us = await sendCost(size, () => new Promise<boolean>((r) => sender.send(body, size, r)));
+  await sender.shutdown();
+  return us;
 }
 
 async function main() {
@@ -181,8 +197,10 @@ async function main() {
   const spans = memory.getFinishedSpans();
   console.log(`\n${pad("one send of", 40)}${pad("CPU µs/send", 16)}per span`);
   for (const size of [32, 128, 512, 2048]) {
-    const us = await sendCost(otlp.url, spans, size);
-    console.log(`${pad(`${size} spans`, 40)}${pad(us.toFixed(0), 16)}${(us / size).toFixed(1)}`);
+    const sdk = await sdkSendCost(otlp.url, spans, size);
+    console.log(`${pad(`${size} spans, OTLPTraceExporter (JSON)`, 40)}${pad(sdk.toFixed(0), 16)}${(sdk / size).toFixed(1)}`);
+    const ours = await mcphubSendCost(otlp.url, spans, size);
+    console.log(`${pad(`${size} spans, mcphub's (protobuf written)`, 40)}${pad(ours.toFixed(0), 16)}${(ours / size).toFixed(1)}`);
   }
   await provider.shutdown();
   console.log(`\n(load at the end ${load()})`);
