@@ -16,9 +16,9 @@ import { context, isSpanContextValid, propagation, ROOT_CONTEXT, SamplingDecisio
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { resourceFromAttributes } from "@opentelemetry/resources";
+import { Call, type Recorder } from "./call.js";
 import { otlpHttpSender, SpanExport, type SendBatch } from "./export.js";
 import { ParentFirstSampler, PooledIdGenerator } from "./sampling.js";
-import { Call, type Recorder } from "./call.js";
 import { WallClock, type SpanSource } from "./span-record.js";
 import type { CallTrace, OtlpSettings, SpanAttributes, TracingBackend } from "./types.js";
 
@@ -39,7 +39,6 @@ const getter = {
 };
 
 const setter = { set: (carrier: Record<string, string>, key: string, value: string) => (carrier[key] = value) };
-
 
 /** `send` replaces the OTLP/HTTP sender for the benchmark's rows that stop before the network (bench/ops-spans.ts). */
 export function startOtel(settings: OtlpSettings, version: string, send?: SendBatch): TracingBackend {
