@@ -28,18 +28,20 @@ const ctx = (traceId: string, spanId: string, extra: Partial<SpanContext> = {}):
 const T = "4bf92f3577b34da6a3ce929d0e0e4736";
 
 function spans(): SpanRecord[] {
+  // A client's remote parent; then, as a call makes them, each of ours the parent of the next.
   const remote = ctx(T, "00f067aa0ba902b7", { isRemote: true, traceState: new TraceState("vendor=abc,other=1") });
-  const root = ctx(T, "a1b2c3d4e5f60718", { traceState: remote.traceState });
-  const stage = ctx(T, "0102030405060708");
-  const request = span("tools/call bench__echo", SpanKind.SERVER, root, remote, { "mcp.method.name": "tools/call", "gen_ai.tool.name": "bench__echo", "mcphub.session": 7, "mcphub.ok": true });
+  const request = span("tools/call bench__echo", SpanKind.SERVER, ctx(T, "a1b2c3d4e5f60718", { traceState: remote.traceState }), remote, { "mcp.method.name": "tools/call", "gen_ai.tool.name": "bench__echo", "mcphub.session": 7, "mcphub.ok": true });
   // Added at the end (annotate, end): one key replaced in place, new ones after, as in the SDK's Span.
   request.addAttributes({ "mcphub.session": 8, "mcphub.outcome": "ok" });
   request.addAttributes({ "mcphub.server": "bench" });
+  const stage = span("mcphub.locate", SpanKind.INTERNAL, ctx(T, "0102030405060708", { traceState: remote.traceState }), request.spanContext(), {}, undefined, 0.004);
   return [
     request,
-    span("mcphub.locate", SpanKind.INTERNAL, stage, root, {}, undefined, 0.004),
-    span("tools/call échø ✓", SpanKind.CLIENT, ctx(T, "ffeeddccbbaa9988"), stage, { "mcphub.server": "bench", big: 2 ** 40, negative: -3, ratio: 0.25 }, "McpError", 250),
+    stage,
+    span("tools/call échø ✓", SpanKind.CLIENT, ctx(T, "ffeeddccbbaa9988", { traceState: remote.traceState }), stage.spanContext(), { "mcphub.server": "bench", big: 2 ** 40, negative: -3, ratio: 0.25 }, "McpError", 250),
     span("a root of its own", SpanKind.INTERNAL, ctx("0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331", { traceFlags: TraceFlags.SAMPLED }), undefined, { ["x".repeat(200)]: "y".repeat(300) }),
+    // A client may send its ids in upper case (W3C asks for lower; the API's check allows both).
+    span("upper-case ids", SpanKind.SERVER, ctx("0AF7651916CD43DD8448EB211C80319C", "B7aD6b7169203331"), ctx("0AF7651916CD43DD8448EB211C80319C", "00F067AA0BA902B7", { isRemote: true }), {}),
   ];
 }
 
@@ -68,12 +70,23 @@ describe("OTLP/protobuf spans", () => {
   });
 
   it("write an error's class as the status message and code", () => {
-    const batch = new SpanBatch({ resource: RESOURCE, scope: { name: "mcphub" } });
+    const batch = new SpanBatch({ resource: RESOURCE, scope: { name: "mcphub", version: "1.2.3" } });
     const s = span("failed", SpanKind.INTERNAL, ctx(T, "1111111111111111"), undefined, {}, "TimeoutError");
     expect(s.status).toEqual({ code: SpanStatusCode.ERROR, message: "TimeoutError" });
     batch.add(s);
     const bytes = Buffer.from(batch.take() as Uint8Array);
     expect(bytes.includes(Buffer.from("TimeoutError"))).toBe(true);
-    expect(Buffer.compare(bytes, Buffer.from(ProtobufTraceSerializer.serializeRequest([Object.assign(s, { instrumentationScope: { name: "mcphub" } })]) as Uint8Array))).toBe(0);
+    expect(Buffer.compare(bytes, Buffer.from(ProtobufTraceSerializer.serializeRequest([s]) as Uint8Array))).toBe(0);
+  });
+
+  it("read a record as the SDK's shapes where the SDK reads it", () => {
+    const [request, stage] = spans();
+    expect(stage?.parentSpanContext).toEqual(request?.spanContext());
+    expect(request?.parentSpanContext?.isRemote).toBe(true);
+    const [s, ns] = stage?.duration ?? [0, 0];
+    expect(s).toBe(0);
+    expect(ns).toBeGreaterThanOrEqual(3_000); // 0.004 ms, within the clock's rounding
+    expect(ns).toBeLessThanOrEqual(5_000);
+    expect(stage?.endTime).toEqual(clock.at(stage?.endMs ?? 0, stage?.offset ?? 0));
   });
 });
