@@ -33,12 +33,13 @@ interface EncodedBatch {
   spans: number;
 }
 
-/** Where spans go once ended; `send` is replaceable for the benchmark's rows that stop before the network. */
+/** Where spans go once ended. */
 export interface SpanSink {
   add(span: ReadableSpan): void;
   shutdown(): Promise<void>;
 }
 
+/** Sends one request's bytes (`spans` of them) and says whether it arrived; the benchmark's rows that stop before the network pass their own. */
 export type SendBatch = (body: Uint8Array, spans: number, done: (ok: boolean) => void) => void;
 
 /** The SDK's OTLP/HTTP delegate, sending protobuf to `url` (the full /v1/traces URL, as `telemetry.otlp.url` is). */
