@@ -101,7 +101,7 @@ function sdkRow(label: string, exporter: SpanExporter, ours: boolean): Row {
 }
 
 function mcphubRow(url: string, label = "mcphub's tracing, sent (OTLP/HTTP)", send?: SendBatch): Row {
-  const backend = startOtel({ url, sample: 1, service_name: "mcphub" }, "bench", send);
+  const backend = startOtel({ url, sample: 1, service_name: "mcphub" }, "bench", send ? { send } : {});
   return {
     label,
     call: async () => {

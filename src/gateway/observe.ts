@@ -1,9 +1,10 @@
 // What the hub shows the metrics and traces of its own state: gauges read at scrape time (each
-// downstream's state and tool count, calls in flight, the limits and how full they are), and
+// downstream's state and tool count, calls in flight, the limits and how full they are, the
+// spans exported), and
 // the vault's stores wrapped so each operation is counted and timed. (Traced apart: a result
 // the finalize stage stores is a span `mcphub.store.results.put` of the call, finalize.ts.)
 import type { DownstreamSnapshot, ServerState } from "../downstream/types.js";
-import type { Metrics } from "../telemetry/index.js";
+import { traceExportCounts, type Metrics } from "../telemetry/index.js";
 import type { Limiter } from "./limits/index.js";
 
 const STATES: readonly ServerState[] = ["idle", "connecting", "ready", "failed", "locked", "needs_auth", "disabled"];
@@ -66,6 +67,17 @@ export function registerHubGauges(metrics: Metrics, state: HubState): void {
         if (a.concurrent_calls) yield { labels: { limit: "concurrent_calls", agent: a.agent, server: "" }, value: a.concurrent_calls.limit };
       }
       for (const s of snap.servers) if (s.concurrent_calls) yield { labels: { limit: "server_concurrent_calls", agent: "", server: s.server }, value: s.concurrent_calls.limit };
+    },
+  });
+  metrics.gauge({
+    name: "mcphub_trace_spans_exported_total",
+    help: "Spans sent to the OTLP collector (outcome sent), and lost in sends that failed after retries (failed), since the process started; 0 while tracing is off.",
+    labelNames: ["outcome"],
+    counter: true,
+    *read() {
+      const counts = traceExportCounts();
+      yield { labels: { outcome: "sent" }, value: counts.sent };
+      yield { labels: { outcome: "failed" }, value: counts.failed };
     },
   });
   metrics.gauge({

@@ -27,6 +27,7 @@ export {
   shutdownTracing,
   startCallTrace,
   traceChild,
+  traceExportCounts,
   traceHeaders,
   tracingEnabled,
   type CallTrace,

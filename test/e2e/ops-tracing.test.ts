@@ -3,11 +3,13 @@
 // downstream call under dispatch; a stored result under finalize, a span only then; limit is one
 // only when the call waited in a queue); a client's W3C
 // traceparent is the root's parent; an HTTP downstream receives the propagated header; no
-// argument or result value reaches an attribute (canary). Tracing off exports nothing.
+// argument or result value reaches an attribute (canary); /metrics counts the spans sent.
+// Tracing off exports nothing.
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tempHome, type TempHome } from "../helpers/gateway.js";
-import { httpClient, startDaemon, until, type Daemon, type HttpClient } from "../helpers/mcp-daemon.js";
+import { httpClient, rawRequest, startDaemon, until, type Daemon, type HttpClient } from "../helpers/mcp-daemon.js";
+import { parseScrape } from "../helpers/prometheus.js";
 import { startOtlpReceiver, startTracedDownstream, type OtlpReceiver, type ReceivedSpan, type TracedDownstream } from "../helpers/otlp.js";
 
 const CANARY = "canary-5d1c0a77";
@@ -123,6 +125,18 @@ describe("OTLP traces", () => {
       return spans.every((kids) => kids.some((s) => s.name === "mcphub.dispatch")) ? spans.map((kids) => kids.filter((s) => s.name === "mcphub.limit").length) : undefined;
     }, "the stage spans", 300);
     expect(limited.sort()).toEqual([0, 1]);
+  });
+
+  it("/metrics counts the spans sent, as many as the collector received, and none failed", async () => {
+    const base = daemon.url.replace(/\/mcp$/, "");
+    // Sends still under way are counted when they are answered: the two totals meet.
+    const sent = await until(async () => {
+      const scrape = parseScrape((await rawRequest(`${base}/metrics`, "GET", {})).body);
+      const total = scrape.total("mcphub_trace_spans_exported_total", { outcome: "sent" });
+      return total > 0 && total === receiver.spans.length ? { total, failed: scrape.total("mcphub_trace_spans_exported_total", { outcome: "failed" }), type: scrape.samples("mcphub_trace_spans_exported_total").length } : undefined;
+    }, "the sent spans' count to reach the receiver's", 300);
+    expect(sent.failed).toBe(0);
+    expect(sent.type).toBe(2); // sent and failed
   });
 
   it("no argument or result value is in any exported span", () => {

@@ -126,6 +126,20 @@ export class PromMetrics implements Metrics {
 
   gauge(source: GaugeSource): void {
     const labelNames = [...source.labelNames];
+    if (source.counter) {
+      new Counter({
+        name: source.name,
+        help: source.help,
+        labelNames,
+        registers: [this.registry],
+        collect() {
+          // The total is kept by its owner; the counter is set to it at each scrape.
+          this.reset();
+          for (const { labels, value } of source.read()) this.inc(labels, value);
+        },
+      });
+      return;
+    }
     new Gauge({
       name: source.name,
       help: source.help,

@@ -25,6 +25,8 @@ export interface GaugeSource {
   help: string;
   labelNames: readonly string[];
   read(): Iterable<{ labels: Labels; value: number }>;
+  /** A total that only grows, kept elsewhere and read at scrape time: exposed as a counter. */
+  counter?: boolean;
 }
 
 /** What one scraper may see: everything, or the series of one agent (and its servers). */

@@ -10,6 +10,7 @@ import { createOtlpHttpExportDelegate, convertLegacyHttpOptions } from "@opentel
 import { ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-node";
 import { SpanBatch, type Envelope } from "./otlp-proto.js";
+import type { ExportCounts } from "./types.js";
 
 /** How often finished spans are sent (the batch processor's default is 5 s). */
 const EXPORT_DELAY_MS = 1000;
@@ -63,13 +64,13 @@ export class SpanExport implements SpanSink {
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
   private readonly pending = new Set<Promise<void>>();
-  /** Spans in sends that failed (the collector was down, say): counted, not retried beyond the delegate's own retries. */
-  failed = 0;
 
+  /** `counts` is added to as sends end (failed spans are counted, not retried beyond the delegate's own retries). */
   constructor(
     envelope: Envelope,
     private readonly send: SendBatch,
     private readonly close: () => Promise<void> = async () => undefined,
+    readonly counts: ExportCounts = { sent: 0, failed: 0 },
   ) {
     this.batch = new SpanBatch(envelope);
   }
@@ -94,8 +95,9 @@ export class SpanExport implements SpanSink {
     if (!body) return;
     const sent = new Promise<void>((resolve) =>
       this.send(body, spans, (ok) => {
-        if (!ok) {
-          this.failed += spans;
+        if (ok) this.counts.sent += spans;
+        else {
+          this.counts.failed += spans;
           diag.debug(`mcphub: an OTLP export of ${spans} spans failed`);
         }
         resolve();

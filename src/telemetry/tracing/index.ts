@@ -12,11 +12,13 @@
 // Attributes carry names, sizes and classes only: never an argument value, a result value or
 // an error message (a message may quote an argument). See `SpanAttributes`.
 
-import type { CallTrace, OtlpSettings, SpanAttributes, TracingBackend } from "./types.js";
+import type { CallTrace, ExportCounts, OtlpSettings, SpanAttributes, TracingBackend } from "./types.js";
 
-export type { CallTrace, ClientSpan, OtlpSettings, SpanAttributes, SpanEnd, StageSpan, TraceSpan, TracingBackend } from "./types.js";
+export type { CallTrace, ClientSpan, ExportCounts, OtlpSettings, SpanAttributes, SpanEnd, StageSpan, TraceSpan, TracingBackend } from "./types.js";
 
 let backend: TracingBackend | undefined;
+/** The process's span counts, kept across reloads (each backend adds to the same object). */
+const exported: ExportCounts = { sent: 0, failed: 0 };
 let current = "";
 let configuring: Promise<void> = Promise.resolve();
 
@@ -40,9 +42,14 @@ export function configureTracing(settings: OtlpSettings | undefined, version: st
     await old?.shutdown().catch(() => undefined);
     if (!settings) return;
     const { startOtel } = await import("./otel.js");
-    if (current === key) backend = startOtel(settings, version);
+    if (current === key) backend = startOtel(settings, version, { counts: exported });
   });
   return configuring;
+}
+
+/** Spans sent to the collector, and lost in failed sends, since the process started (for /metrics). */
+export function traceExportCounts(): Readonly<ExportCounts> {
+  return exported;
 }
 
 /** Flushes and stops the exporter (at shutdown). */

@@ -20,7 +20,7 @@ import { Call, type Recorder } from "./call.js";
 import { otlpHttpSender, SpanExport, type SendBatch } from "./export.js";
 import { ParentFirstSampler, PooledIdGenerator } from "./sampling.js";
 import { WallClock, type SpanSource } from "./span-record.js";
-import type { CallTrace, OtlpSettings, SpanAttributes, TracingBackend } from "./types.js";
+import type { CallTrace, ExportCounts, OtlpSettings, SpanAttributes, TracingBackend } from "./types.js";
 
 let propagatorSet = false;
 let contextManager = false;
@@ -40,8 +40,15 @@ const getter = {
 
 const setter = { set: (carrier: Record<string, string>, key: string, value: string) => (carrier[key] = value) };
 
-/** `send` replaces the OTLP/HTTP sender for the benchmark's rows that stop before the network (bench/ops-spans.ts). */
-export function startOtel(settings: OtlpSettings, version: string, send?: SendBatch): TracingBackend {
+export interface OtelOptions {
+  /** Replaces the OTLP/HTTP sender, for the benchmark's rows that stop before the network (bench/ops-spans.ts). */
+  send?: SendBatch;
+  /** Added to as sends end (the process's counts, across reloads: index.ts). */
+  counts?: ExportCounts;
+}
+
+export function startOtel(settings: OtlpSettings, version: string, options: OtelOptions = {}): TracingBackend {
+  const send = options.send;
   if (!propagatorSet) {
     propagatorSet = true;
     propagation.setGlobalPropagator(new W3CTraceContextPropagator());
@@ -50,7 +57,7 @@ export function startOtel(settings: OtlpSettings, version: string, send?: SendBa
   const source: SpanSource = { resource: resourceFromAttributes(resource), instrumentationScope: { name: "mcphub", version } };
   const envelope = { resource, scope: source.instrumentationScope };
   const sender = send ? { send, shutdown: async () => undefined } : otlpHttpSender(settings.url);
-  const processor = new SpanExport(envelope, sender.send, () => sender.shutdown());
+  const processor = new SpanExport(envelope, sender.send, () => sender.shutdown(), options.counts);
   // A client's sampled traceparent is followed; a request without one is sampled at `sample`
   // (ParentBasedSampler's decisions, with less work per span: sampling.ts).
   const sampler = new ParentFirstSampler(settings.sample);

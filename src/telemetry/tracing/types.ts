@@ -57,6 +57,14 @@ export interface CallTrace {
   end(end?: SpanEnd): void;
 }
 
+/** Spans handed to the collector since the process started, by how their send ended. */
+export interface ExportCounts {
+  /** In sends the collector accepted. */
+  sent: number;
+  /** In sends that failed after the delegate's retries (a collector down or refusing). */
+  failed: number;
+}
+
 /** What otel.ts provides once loaded. */
 export interface TracingBackend {
   /** The trace of one upstream request; its parent is the W3C traceparent in `headers` (an HTTP client's), if any. */

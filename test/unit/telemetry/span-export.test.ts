@@ -44,7 +44,7 @@ describe("span export", () => {
     expect(got).toHaveLength(2050);
     expect(new Set(got.map((s) => s.spanId)).size).toBe(2050);
     expect(got.find((s) => s.name === "span 2049")?.attributes).toEqual({ i: 2049 });
-    expect(out.failed).toBe(0);
+    expect(out.counts).toEqual({ sent: 2050, failed: 0 });
   });
 
   it("counts the spans of a send the collector refused, and still shuts down", async () => {
@@ -53,10 +53,10 @@ describe("span export", () => {
     const out = new SpanExport(envelope, sender.send, () => sender.shutdown());
     for (const s of spans(10, "abcdefabcdefabcdefabcdefabcdefab")) out.add(s);
     await out.shutdown();
-    expect(out.failed).toBe(10);
+    expect(out.counts).toEqual({ sent: 0, failed: 10 });
     out.add(spans(1, "abcdefabcdefabcdefabcdefabcdefab")[0] as SpanRecord); // after shutdown: ignored
     await out.shutdown();
-    expect(out.failed).toBe(10);
+    expect(out.counts.failed).toBe(10);
   });
 
   it("does not wait out the delegate's retries of an unreachable collector at shutdown", async () => {
@@ -67,6 +67,6 @@ describe("span export", () => {
     await out.shutdown();
     // Shutdown returned while the send was still being retried (its failure not yet counted);
     // waiting for the retries, it would have counted the three spans failed after ~8 s.
-    expect(out.failed).toBe(0);
+    expect(out.counts.failed).toBe(0);
   });
 });
