@@ -125,35 +125,26 @@ export class PromMetrics implements Metrics {
   }
 
   gauge(source: GaugeSource): void {
-    const labelNames = [...source.labelNames];
-    if (source.counter) {
+    const config = { name: source.name, help: source.help, labelNames: [...source.labelNames], registers: [this.registry] };
+    // Read afresh at each scrape, after a reset: series that are gone (a server removed, a
+    // session closed) must not linger. A counter's total is kept by its owner and set here.
+    const rows = () => [...source.read()].map(({ labels, value }) => ({ labels: "agent" in labels ? { ...labels, agent: agentLabel(labels.agent ?? "") } : labels, value }));
+    if (source.counter)
       new Counter({
-        name: source.name,
-        help: source.help,
-        labelNames,
-        registers: [this.registry],
+        ...config,
         collect() {
-          // The total is kept by its owner; the counter is set to it at each scrape.
           this.reset();
-          for (const { labels, value } of source.read()) this.inc(labels, value);
+          for (const r of rows()) this.inc(r.labels, r.value);
         },
       });
-      return;
-    }
-    new Gauge({
-      name: source.name,
-      help: source.help,
-      labelNames,
-      registers: [this.registry],
-      collect() {
-        // Series that are gone (a server removed, a session closed) must not linger.
-        this.reset();
-        for (const { labels, value } of source.read()) {
-          const l = "agent" in labels ? { ...labels, agent: agentLabel(labels.agent ?? "") } : labels;
-          this.set(l, value);
-        }
-      },
-    });
+    else
+      new Gauge({
+        ...config,
+        collect() {
+          this.reset();
+          for (const r of rows()) this.set(r.labels, r.value);
+        },
+      });
   }
 
   async scrape(view: ScrapeView): Promise<string> {
