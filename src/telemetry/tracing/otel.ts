@@ -48,7 +48,6 @@ export interface OtelOptions {
 }
 
 export function startOtel(settings: OtlpSettings, version: string, options: OtelOptions = {}): TracingBackend {
-  const send = options.send;
   if (!propagatorSet) {
     propagatorSet = true;
     propagation.setGlobalPropagator(new W3CTraceContextPropagator());
@@ -56,7 +55,7 @@ export function startOtel(settings: OtlpSettings, version: string, options: Otel
   const resource = { "service.name": settings.service_name, "service.version": version };
   const source: SpanSource = { resource: resourceFromAttributes(resource), instrumentationScope: { name: "mcphub", version } };
   const envelope = { resource, scope: source.instrumentationScope };
-  const sender = send ? { send, shutdown: async () => undefined } : otlpHttpSender(settings.url);
+  const sender = options.send ? { send: options.send, shutdown: async () => undefined } : otlpHttpSender(settings.url);
   const processor = new SpanExport(envelope, sender.send, () => sender.shutdown(), options.counts);
   // A client's sampled traceparent is followed; a request without one is sampled at `sample`
   // (ParentBasedSampler's decisions, with less work per span: sampling.ts).

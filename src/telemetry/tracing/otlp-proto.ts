@@ -13,8 +13,9 @@
 // (@opentelemetry/otlp-transformer's trace-serializer): a test compares the bytes of the two
 // for the same spans (test/unit/telemetry/otlp-proto.test.ts). The message is
 // opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest.
+import type { HrTime } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-node";
-import { SpanRecord, type SpanTimes } from "./span-record.js";
+import { SpanRecord } from "./span-record.js";
 import type { SpanAttributes } from "./types.js";
 
 // Wire types.
@@ -87,16 +88,8 @@ class Bytes {
     for (let i = 0; i < n; i++) this.buf[this.pos++] = (HEX[id.charCodeAt(2 * i)]! << 4) | HEX[id.charCodeAt(2 * i + 1)]!;
   }
 
-  /** A time as fixed64 nanoseconds since the epoch, from a span's performance.now() reading. */
-  timeOf(field: number, times: SpanTimes, ms: number): void {
-    const clock = times.clock;
-    const ns = clock.originNs + Math.round((ms + times.offset) * 1e6);
-    const carry = Math.floor(ns / 1e9);
-    this.time(field, clock.originS + carry, ns - carry * 1e9);
-  }
-
-  /** Seconds and nanoseconds as fixed64 nanoseconds since the epoch (exact: no product passes 2^53). */
-  time(field: number, seconds: number, nanos: number): void {
+  /** An HrTime as fixed64 nanoseconds since the epoch (exact: no product passes 2^53). */
+  time(field: number, [seconds, nanos]: HrTime): void {
     this.room(9);
     this.buf[this.pos++] = tag(field, FIXED64);
     const low16 = seconds % 0x10000;
@@ -261,6 +254,7 @@ export class SpanBatch {
     if (later !== undefined) for (const key in later) if (!(key in initial)) b.raw(this.attribute(key, later[key] as string | number | boolean));
   }
 
+  /** Appends a span: one of ours, or any ReadableSpan without events or links (ours have none, so none are written). */
   add(span: ReadableSpan | SpanRecord): void {
     const b = this.spans;
     const ctx = span.spanContext();
@@ -275,15 +269,10 @@ export class SpanBatch {
     b.raw(this.names.get(span.name));
     b.varint(tag(6, VARINT));
     b.varint(span.kind + 1); // the API has no value for "unspecified"; OTLP's enum starts there
-    if (span instanceof SpanRecord) {
-      b.timeOf(7, span, span.startMs);
-      b.timeOf(8, span, span.endMs);
-      this.writeAttributes(span.initial, span.later);
-    } else {
-      b.time(7, span.startTime[0], span.startTime[1]);
-      b.time(8, span.endTime[0], span.endTime[1]);
-      this.writeAttributes(span.attributes as SpanAttributes, undefined);
-    }
+    b.time(7, span.startTime);
+    b.time(8, span.endTime);
+    if (span instanceof SpanRecord) this.writeAttributes(span.initial, span.later);
+    else this.writeAttributes(span.attributes as SpanAttributes, undefined);
     // dropped_attributes_count (10), dropped_events_count (12), dropped_links_count (14): zero, written as the SDK does.
     b.room(6);
     b.buf[b.pos++] = tag(10, VARINT);

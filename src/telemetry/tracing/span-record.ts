@@ -53,20 +53,11 @@ export class WallClock {
   }
 }
 
-/** Where a span is in time: performance.now() readings and the call's clock offset. */
-export interface SpanTimes {
-  readonly clock: WallClock;
-  readonly offset: number;
-  readonly startMs: number;
-  endMs: number;
-}
-
 /**
  * One span: started with its context, parent, attributes and time; `finish` sets its end once.
- * Its times are kept as performance.now() readings and made HrTimes only when read (the encoder
- * reads the readings).
+ * Its times are kept as performance.now() readings and made HrTimes when read.
  */
-export class SpanRecord implements ReadableSpan, SpanTimes {
+export class SpanRecord implements ReadableSpan {
   status: SpanStatus = UNSET;
   ended = false;
   endMs: number;
