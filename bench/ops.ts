@@ -11,7 +11,7 @@
 //   both      metrics and tracing
 // The figure is the gateway process's own CPU (every thread's, from /proc/PID/task/*/schedstat;
 // not the echo server's) per call, with its main thread's part apart; the ratios against `off` are the issue's targets (metrics ≤ +5%, tracing ≤ +20%).
-// Profiling: `--only off,tracing --cpu-prof DIR` (MCPHUB_NO_BUNDLE=1 keeps function names).
+// Profiling: `--only off,tracing --cpu-prof DIR [--cpu-prof-interval US]` (MCPHUB_NO_BUNDLE=1 keeps function names).
 import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -31,6 +31,8 @@ const WARMUP = numberFlag("warmup", 2000);
 /** `--only off,tracing`: just these gateways (profiling); `--cpu-prof DIR`: each gateway writes a V8 CPU profile there at exit. */
 const ONLY = stringFlag("only")?.split(",");
 const CPU_PROF = stringFlag("cpu-prof");
+/** `--cpu-prof-interval US`: the profiles' sampling interval (V8's default is 1,000 µs: too coarse for a µs a call). */
+const CPU_PROF_INTERVAL = stringFlag("cpu-prof-interval");
 /** `--compare DIR`: another checkout's build (say, main's) runs the same gateways side by side, as "before". */
 const COMPARE = stringFlag("compare");
 
@@ -70,20 +72,20 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function gateway(key: string, label: string, opts: { metrics: boolean; otlp?: string }, bin = BIN): Promise<Target> {
+async function gateway(key: string, label: string, opts: { metrics: boolean; otlp?: string; sample?: number }, bin = BIN): Promise<Target> {
   const cfg = join(home, `${key}.yaml`);
   writeFileSync(
     cfg,
     YAML.stringify({
       expose: "all",
       servers: { bench: { command: process.execPath, args: [ECHO], start: "eager" } },
-      ...(opts.otlp ? { telemetry: { otlp: { url: opts.otlp, sample: 1 } } } : {}),
+      ...(opts.otlp ? { telemetry: { otlp: { url: opts.otlp, sample: opts.sample ?? 1 } } } : {}),
     }),
   );
   const port = opts.metrics ? await freePort() : 0;
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [...(CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir", CPU_PROF, "--cpu-prof-name", `${key}.cpuprofile`] : []), bin, "--config", cfg, "mcp", "serve", ...(opts.metrics ? ["--metrics-listen", `127.0.0.1:${port}`] : [])],
+    args: [...(CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir", CPU_PROF, "--cpu-prof-name", `${key}.cpuprofile`, ...(CPU_PROF_INTERVAL ? ["--cpu-prof-interval", CPU_PROF_INTERVAL] : [])] : []), bin, "--config", cfg, "mcp", "serve", ...(opts.metrics ? ["--metrics-listen", `127.0.0.1:${port}`] : [])],
     env,
     stderr: "pipe",
   });
@@ -176,11 +178,13 @@ async function main() {
     ["metrics", "metrics on (prom-client)", { metrics: true }],
     ["tracing", "tracing on (OTLP, sample 1)", { metrics: false, otlp: otlp.url }],
     ["both", "metrics and tracing on", { metrics: true, otlp: otlp.url }],
+    // Only when asked for (--only ...,unsampled): tracing's wiring alone, every call's trace unsampled (no span recorded).
+    ["unsampled", "tracing on, sample 0", { metrics: false, otlp: otlp.url, sample: 0 }],
   ] as const;
   const targets: Target[] = [];
   const builds: [string, string, string][] = COMPARE ? [["", "", BIN], ["before:", "before: ", join(COMPARE, "bin/mcphub.js")]] : [["", "", BIN]];
   for (const [prefix, labelPrefix, bin] of builds) {
-    for (const [key, label, opts] of all) if (!ONLY || ONLY.includes(key)) targets.push(await gateway(`${prefix}${key}`, `${labelPrefix}${label}`, opts, bin));
+    for (const [key, label, opts] of all) if (ONLY ? ONLY.includes(key) : key !== "unsampled") targets.push(await gateway(`${prefix}${key}`, `${labelPrefix}${label}`, opts, bin));
   }
   for (const t of targets) await run(t, WARMUP, CONCURRENCY);
   process.stderr.write(`warmed up (${WARMUP} calls each)\n`);

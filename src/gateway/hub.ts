@@ -19,7 +19,7 @@ import { connectionFingerprint } from "../downstream/identity.js";
 import { Supervisor, type ReconcileResult } from "../downstream/supervisor.js";
 import type { SecretResolver } from "../downstream/types.js";
 import { canonicalJson } from "../util/json/canonical.js";
-import { configureTracing, errorClassOf, NO_METRICS, shutdownTracing, Telemetry, type Metrics } from "../telemetry/index.js";
+import { configureTracing, errorClassOf, NO_METRICS, shutdownTracing, spanName, Telemetry, type Metrics } from "../telemetry/index.js";
 import { DetachedJournal } from "../vault/detached.js";
 import { openKeyring, type Keyring } from "../vault/keys.js";
 import { ResultStore } from "../vault/results.js";
@@ -230,7 +230,7 @@ export class Hub {
             o.signal,
           );
         if (!o.trace) return send();
-        const span = o.trace.child(`tools/call ${entry.wire}`, "client", { "mcp.method.name": "tools/call", "gen_ai.tool.name": entry.wire, "mcphub.server": entry.server });
+        const span = o.trace.child(spanName("tools/call", entry.wire), "client", { "mcp.method.name": "tools/call", "gen_ai.tool.name": entry.wire, "mcphub.server": entry.server });
         const remote = this.config.servers[entry.server]?.url !== undefined;
         return (remote ? span.within(send) : send()).then(
           (result) => {

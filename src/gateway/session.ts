@@ -32,7 +32,7 @@ import { callContext, downstreamFailure, LIMITED_ERROR_CODE, limitErrorData, run
 import { routeCallsDirectly, type CallHandler } from "./direct-calls.js";
 import { errorText } from "../util/errors.js";
 import { logsCarryRequests, withLogRequest } from "../util/log.js";
-import { errorClassOf, startCallTrace, tracingEnabled, type CallTrace } from "../telemetry/index.js";
+import { errorClassOf, spanName, startCallTrace, tracingEnabled, type CallTrace } from "../telemetry/index.js";
 import type { Hub } from "./hub.js";
 import {
   HOWTO_URI,
@@ -97,7 +97,7 @@ export function createSession(hub: Hub, initialView: AgentView): Session {
   // or a child of the client's traceparent), and its id on every log line it causes (JSON logs).
   const callTool: CallHandler = (params, extra) => {
     const trace = tracingEnabled()
-      ? startCallTrace(`tools/call ${params.name}`, { "mcp.method.name": "tools/call", "gen_ai.tool.name": params.name, "mcphub.agent": view.owner, "mcphub.session": sessionNo }, extra.headers)
+      ? startCallTrace(spanName("tools/call", params.name), { "mcp.method.name": "tools/call", "gen_ai.tool.name": params.name, "mcphub.agent": view.owner, "mcphub.session": sessionNo }, extra.headers)
       : undefined;
     const run = trace ? () => traced(trace, handleCall(params, extra, trace)) : () => handleCall(params, extra, undefined);
     return logsCarryRequests() ? withLogRequest(`${sessionNo}:${String(extra.requestId).slice(0, 64)}`, run, trace?.traceId) : run();
@@ -140,7 +140,7 @@ export function createSession(hub: Hub, initialView: AgentView): Session {
   // open, then runs in the background; the answer is its task.
   const startTask = async (name: string, args: unknown, ttl: number | undefined, extra: { signal: AbortSignal; requestId: Caller["requestId"]; requestInfo?: { headers: Record<string, string | string[] | undefined> } | undefined }): Promise<CreateTaskResult> => {
     const trace = tracingEnabled()
-      ? startCallTrace(`tools/call ${name}`, { "mcp.method.name": "tools/call", "gen_ai.tool.name": name, "mcphub.agent": view.owner, "mcphub.session": sessionNo, "mcphub.task": true }, extra.requestInfo?.headers)
+      ? startCallTrace(spanName("tools/call", name), { "mcp.method.name": "tools/call", "gen_ai.tool.name": name, "mcphub.agent": view.owner, "mcphub.session": sessionNo, "mcphub.task": true }, extra.requestInfo?.headers)
       : undefined;
     const started = startTaskCall(name, args, ttl, { hub, view, signal: extra.signal, caller: caller(extra.requestId), trace });
     return trace ? traced(trace, started) : started;

@@ -25,6 +25,7 @@ export {
   errorClassOf,
   outsideTrace,
   shutdownTracing,
+  spanName,
   startCallTrace,
   traceChild,
   traceExportCounts,

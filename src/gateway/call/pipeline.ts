@@ -99,6 +99,9 @@ const TRACED: Partial<Record<StageName, (ctx: CallContext, waitedBefore: number)
   finalize: () => false,
 };
 
+/** Each stage's span name, made once: a name built per call would be a new string to hash each time (telemetry's spanName says why). */
+const SPAN_NAMES = Object.fromEntries(STAGES.map(([name]) => [name, `mcphub.${name}`])) as Record<StageName, string>;
+
 /** Runs the stages from `from` (the first by default) until one stops the call, then records it. */
 export async function runCall(ctx: CallContext, from: StageName = "locate"): Promise<CallOutcome> {
   let outcome: CallOutcome | undefined;
@@ -109,7 +112,7 @@ export async function runCall(ctx: CallContext, from: StageName = "locate"): Pro
       // A stage's span is started and ended here, with the request's span as its explicit parent.
       const traced = trace ? TRACED[name] : undefined;
       const waited = ctx.waitMs;
-      span = traced ? trace?.stage(`mcphub.${name}`) : undefined;
+      span = traced ? trace?.stage(SPAN_NAMES[name]) : undefined;
       const step = stage(ctx);
       // Most stages answer synchronously: only a promise is awaited (this is every call's path).
       outcome = step instanceof Promise ? await step : step;

@@ -4,7 +4,7 @@
 import { SpanKind, TraceFlags, type SpanContext, type TraceState } from "@opentelemetry/api";
 import type { SpanSink } from "./export.js";
 import type { PooledIdGenerator } from "./sampling.js";
-import { SpanRecord, type SpanSource, type WallClock } from "./span-record.js";
+import { CallClock, OwnSpanContext, SpanRecord, type SpanSource, type WallClock } from "./span-record.js";
 import type { CallTrace, ClientSpan, SpanAttributes, SpanEnd, StageSpan } from "./types.js";
 
 /** What every call of one backend shares. */
@@ -64,17 +64,25 @@ class Child implements ClientSpan {
   }
 }
 
+/** A trace's id, as hex and as bytes (the id pool's, or a client's id decoded once) from `at`. */
+export interface TraceIdentity {
+  readonly id: string;
+  readonly bytes: Uint8Array;
+  readonly at: number;
+}
+
 export class Call implements CallTrace {
-  readonly rootContext: SpanContext;
+  readonly traceId: string;
+  readonly rootContext: OwnSpanContext;
   private readonly root: SpanRecord | undefined;
-  private readonly offset: number;
+  private readonly clock: CallClock;
   private readonly traceFlags: TraceFlags;
   /** The stage now running (a call's stages run one after another). */
   running: Stage | undefined = undefined;
 
   constructor(
     readonly recorder: Recorder,
-    readonly traceId: string,
+    private readonly trace: TraceIdentity,
     private readonly traceState: TraceState | undefined,
     parent: SpanContext | undefined,
     private readonly recording: boolean,
@@ -82,20 +90,22 @@ export class Call implements CallTrace {
     attributes: SpanAttributes,
   ) {
     const startedMs = performance.now();
-    this.offset = recorder.clock.offset();
+    this.clock = new CallClock(recorder.clock, recorder.clock.offset(), startedMs);
+    this.traceId = trace.id;
     this.traceFlags = recording ? TraceFlags.SAMPLED : TraceFlags.NONE;
     this.rootContext = this.context();
-    this.root = recording ? new SpanRecord(recorder.source, name, SpanKind.SERVER, this.rootContext, parent, recorder.clock, this.offset, startedMs, attributes) : undefined;
+    this.root = recording ? new SpanRecord(recorder.source, name, SpanKind.SERVER, this.rootContext, parent, this.clock, startedMs, attributes) : undefined;
   }
 
   /** A new span's context in this trace (as the SDK's Tracer makes it: the trace's id, flags and state). */
-  context(): SpanContext {
-    const spanId = this.recorder.ids.generateSpanId();
-    return this.traceState ? { traceId: this.traceId, spanId, traceFlags: this.traceFlags, traceState: this.traceState } : { traceId: this.traceId, spanId, traceFlags: this.traceFlags };
+  context(): OwnSpanContext {
+    const ids = this.recorder.ids;
+    const spanId = ids.generateSpanId();
+    return new OwnSpanContext(this.traceId, spanId, this.traceFlags, this.traceState, this.trace.bytes, this.trace.at, ids.bytes, ids.at);
   }
 
   record(name: string, kind: SpanKind, context: SpanContext, parent: SpanContext, startMs: number, attributes: SpanAttributes): SpanRecord {
-    return new SpanRecord(this.recorder.source, name, kind, context, parent, this.recorder.clock, this.offset, startMs, attributes);
+    return new SpanRecord(this.recorder.source, name, kind, context, parent, this.clock, startMs, attributes);
   }
 
   stage(name: string): StageSpan {

@@ -57,6 +57,34 @@ export function shutdownTracing(): Promise<void> {
   return configureTracing(undefined, "");
 }
 
+/** Span names by method, then by target; forgotten all at once past MAX_NAMES (a long tail of targets cannot grow it). */
+const names = new Map<string, Map<string, string>>();
+let namesHeld = 0;
+const MAX_NAMES = 4096;
+
+/**
+ * A span's name, "{method} {target}" (OpenTelemetry's convention for MCP), as the same string
+ * for the same pair. A name built per call is a new string each time, which the encoder's
+ * lookup of the name's bytes (otlp-proto.ts) copies flat and hashes again: measured in one
+ * process, that was ~0.1 µs a span.
+ */
+export function spanName(method: string, target: string): string {
+  let byTarget = names.get(method);
+  let name = byTarget?.get(target);
+  if (name === undefined) {
+    if (namesHeld >= MAX_NAMES) {
+      names.clear();
+      namesHeld = 0;
+      byTarget = undefined;
+    }
+    if (byTarget === undefined) names.set(method, (byTarget = new Map()));
+    name = `${method} ${target}`;
+    byTarget.set(target, name);
+    namesHeld++;
+  }
+  return name;
+}
+
 /**
  * The trace of one upstream request (its span is the root of the call's tree, or a child of the
  * traceparent in the HTTP client's `headers`); undefined while tracing is off.

@@ -16,7 +16,7 @@ import { context, isSpanContextValid, propagation, ROOT_CONTEXT, SamplingDecisio
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { resourceFromAttributes } from "@opentelemetry/resources";
-import { Call, type Recorder } from "./call.js";
+import { Call, type Recorder, type TraceIdentity } from "./call.js";
 import { otlpHttpSender, SpanExport, type SendBatch } from "./export.js";
 import { ParentFirstSampler, PooledIdGenerator } from "./sampling.js";
 import { WallClock, type SpanSource } from "./span-record.js";
@@ -78,9 +78,10 @@ export function startOtel(settings: OtlpSettings, version: string, options: Otel
     // As the SDK's Tracer: a valid parent gives the trace id and trace state; else a new trace.
     const remote = trace.getSpanContext(parentContext);
     const parent = remote !== undefined && isSpanContextValid(remote) ? remote : undefined;
-    const traceId = parent?.traceId ?? ids.generateTraceId();
-    const recording = sampler.shouldSample(parentContext, traceId, name, SpanKind.SERVER, attributes, []).decision === SamplingDecision.RECORD_AND_SAMPLED;
-    return new Call(recorder, traceId, parent?.traceState, parent, recording, name, attributes);
+    // Left to right: the id is taken first, then where its bytes are.
+    const identity: TraceIdentity = parent ? { id: parent.traceId, bytes: Buffer.from(parent.traceId, "hex"), at: 0 } : { id: ids.generateTraceId(), bytes: ids.bytes, at: ids.at };
+    const recording = sampler.shouldSample(parentContext, identity.id, name, SpanKind.SERVER, attributes, []).decision === SamplingDecision.RECORD_AND_SAMPLED;
+    return new Call(recorder, identity, parent?.traceState, parent, recording, name, attributes);
   };
 
   return {

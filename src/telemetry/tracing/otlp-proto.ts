@@ -15,7 +15,7 @@
 // opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest.
 import type { HrTime } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-node";
-import { SpanRecord } from "./span-record.js";
+import { epochWords, OwnSpanContext, SpanRecord } from "./span-record.js";
 import type { SpanAttributes } from "./types.js";
 
 // Wire types.
@@ -88,17 +88,31 @@ class Bytes {
     for (let i = 0; i < n; i++) this.buf[this.pos++] = (HEX[id.charCodeAt(2 * i)]! << 4) | HEX[id.charCodeAt(2 * i + 1)]!;
   }
 
-  /** An HrTime as fixed64 nanoseconds since the epoch (exact: no product passes 2^53). */
-  time(field: number, [seconds, nanos]: HrTime): void {
+  /** An id's `n` bytes from `bytes` at `at` (one of our contexts': no hex to decode), with its tag and length. */
+  id(field: number, bytes: Uint8Array, at: number, n: number): void {
+    this.room(2 + n);
+    const buf = this.buf;
+    let pos = this.pos;
+    buf[pos++] = tag(field, BYTES);
+    buf[pos++] = n;
+    for (let i = at; i < at + n; i++) buf[pos++] = bytes[i]!;
+    this.pos = pos;
+  }
+
+  /** Epoch ns as fixed64: the high and low 32-bit words, `low` possibly past 2^32 or below 0 (a CallClock's base plus a distance). */
+  epoch(field: number, high: number, low: number): void {
     this.room(9);
     this.buf[this.pos++] = tag(field, FIXED64);
-    const low16 = seconds % 0x10000;
-    const high = Math.floor(seconds / 0x10000) * 1e9; // the seconds' upper part, in ns, still to be shifted by 16 bits
-    const lower = low16 * 1e9 + nanos + (high % 0x10000) * 0x10000; // < 2^53
-    const carry = Math.floor(lower / 0x100000000);
-    this.view.setUint32(this.pos, lower - carry * 0x100000000, true);
-    this.view.setUint32(this.pos + 4, Math.floor(high / 0x10000) + carry, true);
+    const carry = Math.floor(low / 0x100000000);
+    this.view.setUint32(this.pos, low - carry * 0x100000000, true);
+    this.view.setUint32(this.pos + 4, high + carry, true);
     this.pos += 8;
+  }
+
+  /** An HrTime as fixed64 nanoseconds since the epoch. */
+  time(field: number, [seconds, nanos]: HrTime): void {
+    const [high, low] = epochWords(seconds, nanos);
+    this.epoch(field, high, low);
   }
 
   /** Reserves one byte for a length, as the SDK's writer does; `close` writes it (moving the body if it needs more). */
@@ -260,19 +274,31 @@ export class SpanBatch {
     const ctx = span.spanContext();
     b.varint(tag(2, BYTES));
     const at = b.open();
-    b.hex(1, ctx.traceId);
-    b.hex(2, ctx.spanId);
+    if (ctx instanceof OwnSpanContext) {
+      b.id(1, ctx.traceBytes, ctx.traceAt, 16);
+      b.id(2, ctx.spanBytes, ctx.spanAt, 8);
+    } else {
+      b.hex(1, ctx.traceId);
+      b.hex(2, ctx.spanId);
+    }
     const traceState = ctx.traceState?.serialize();
     if (traceState) b.raw(stringField(3, traceState));
     const parent = span.parentSpanContext;
-    if (parent?.spanId) b.hex(4, parent.spanId);
+    if (parent instanceof OwnSpanContext) b.id(4, parent.spanBytes, parent.spanAt, 8);
+    else if (parent?.spanId) b.hex(4, parent.spanId);
     b.raw(this.names.get(span.name));
     b.varint(tag(6, VARINT));
     b.varint(span.kind + 1); // the API has no value for "unspecified"; OTLP's enum starts there
-    b.time(7, span.startTime);
-    b.time(8, span.endTime);
-    if (span instanceof SpanRecord) this.writeAttributes(span.initial, span.later);
-    else this.writeAttributes(span.attributes as SpanAttributes, undefined);
+    if (span instanceof SpanRecord) {
+      const clock = span.clock;
+      b.epoch(7, clock.high, clock.low + clock.since(span.startMs));
+      b.epoch(8, clock.high, clock.low + clock.since(span.endMs));
+      this.writeAttributes(span.initial, span.later);
+    } else {
+      b.time(7, span.startTime);
+      b.time(8, span.endTime);
+      this.writeAttributes(span.attributes as SpanAttributes, undefined);
+    }
     // dropped_attributes_count (10), dropped_events_count (12), dropped_links_count (14): zero, written as the SDK does.
     b.room(6);
     b.buf[b.pos++] = tag(10, VARINT);

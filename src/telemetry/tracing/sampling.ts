@@ -39,24 +39,34 @@ export class ParentFirstSampler implements Sampler {
   }
 }
 
-/** Hex characters of crypto randomness per refill (4 kB of bytes). */
+/** Bytes of crypto randomness per refill (8,192 hex characters). */
 const POOL_BYTES = 4096;
 const ZERO_SPAN_ID = "0".repeat(16);
 const ZERO_TRACE_ID = "0".repeat(32);
 
-/** Trace and span ids cut from a pool of random hex (W3C: never all zeros). */
+/**
+ * Trace and span ids cut from a pool of random hex (W3C: never all zeros). The pool's bytes
+ * are kept beside its hex: after a take, `bytes` and `at` say where the id's bytes are (a
+ * refill makes a new pool, so a taken id's bytes stay as they were).
+ */
 export class PooledIdGenerator implements IdGenerator {
   private hex = "";
-  private at = 0;
+  private next = 0;
+  /** The bytes of the id taken last, from `at`. */
+  bytes: Uint8Array = new Uint8Array(0);
+  at = 0;
 
   private take(chars: number, zero: string): string {
     for (;;) {
-      if (this.at + chars > this.hex.length) {
-        this.hex = randomFillSync(Buffer.allocUnsafe(POOL_BYTES)).toString("hex");
-        this.at = 0;
+      if (this.next + chars > this.hex.length) {
+        const pool = randomFillSync(Buffer.allocUnsafe(POOL_BYTES));
+        this.bytes = pool;
+        this.hex = pool.toString("hex");
+        this.next = 0;
       }
-      const id = this.hex.slice(this.at, this.at + chars);
-      this.at += chars;
+      const id = this.hex.slice(this.next, this.next + chars);
+      this.at = this.next >> 1;
+      this.next += chars;
       if (id !== zero) return id;
     }
   }

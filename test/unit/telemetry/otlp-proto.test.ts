@@ -8,7 +8,9 @@ import { ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { describe, expect, it } from "vitest";
 import { SpanBatch } from "../../../src/telemetry/tracing/otlp-proto.js";
-import { SpanRecord, WallClock, type SpanSource } from "../../../src/telemetry/tracing/span-record.js";
+import { Call, type Recorder } from "../../../src/telemetry/tracing/call.js";
+import { PooledIdGenerator } from "../../../src/telemetry/tracing/sampling.js";
+import { CallClock, OwnSpanContext, SpanRecord, WallClock, type SpanSource } from "../../../src/telemetry/tracing/span-record.js";
 import type { SpanAttributes } from "../../../src/telemetry/tracing/types.js";
 
 const RESOURCE = { "service.name": "mcphub-test", "service.version": "1.2.3" };
@@ -17,8 +19,8 @@ const clock = new WallClock();
 
 function span(name: string, kind: SpanKind, context: SpanContext, parent: SpanContext | undefined, attributes: SpanAttributes, error?: string, lengthMs = 1.5): SpanRecord {
   const started = performance.now();
-  const offset = clock.offset();
-  const s = new SpanRecord(source, name, kind, context, parent, clock, offset, started, attributes);
+  // Each its own call's clock, with its base a little before the span (as a stage's is).
+  const s = new SpanRecord(source, name, kind, context, parent, new CallClock(clock, clock.offset(), started - 0.37), started, attributes);
   if (error !== undefined) s.fail(error);
   s.finish(started + lengthMs);
   return s;
@@ -87,6 +89,61 @@ describe("OTLP/protobuf spans", () => {
     expect(s).toBe(0);
     expect(ns).toBeGreaterThanOrEqual(3_000); // 0.004 ms, within the clock's rounding
     expect(ns).toBeLessThanOrEqual(5_000);
-    expect(stage?.endTime).toEqual(clock.at(stage?.endMs ?? 0, stage?.offset ?? 0));
+  });
+
+  it("keep a call's times to the ns against the wall clock, before its base and days after it", () => {
+    const base = performance.now();
+    const offset = clock.offset();
+    const callClock = new CallClock(clock, offset, base);
+    const ns = ([s, n]: [number, number]) => BigInt(s) * 1_000_000_000n + BigInt(n);
+    for (const ms of [base, base - 12.5, base + 0.000_7, base + 3 * 86_400_000 + 0.123_456]) {
+      const diff = ns(callClock.hrTime(ms)) - ns(clock.at(ms, offset));
+      expect(diff <= 1n && diff >= -1n).toBe(true); // the two round apart by 1 ns at most
+    }
+    const early = new SpanRecord(source, "early and long", SpanKind.INTERNAL, ctx(T, "2222222222222222"), undefined, callClock, base - 12.5, {});
+    early.finish(base + 3 * 86_400_000 + 0.123_456);
+    const batch = new SpanBatch({ resource: RESOURCE, scope: { name: "mcphub", version: "1.2.3" } });
+    batch.add(early);
+    expect(Buffer.compare(Buffer.from(batch.take() as Uint8Array), Buffer.from(ProtobufTraceSerializer.serializeRequest([early]) as Uint8Array))).toBe(0);
+  });
+});
+
+describe("a call's spans, with mcphub's own ids and clock", () => {
+  /** A call's five spans, as the gateway makes them, collected as they end. */
+  function callSpans(identity?: { parent: SpanContext }): SpanRecord[] {
+    const ended: SpanRecord[] = [];
+    const ids = new PooledIdGenerator();
+    const recorder: Recorder = { source, sink: { add: (s) => void ended.push(s as SpanRecord), shutdown: async () => undefined }, ids, clock, within: (_span, fn) => fn() };
+    const parent = identity?.parent;
+    const trace = parent ? { id: parent.traceId, bytes: Buffer.from(parent.traceId, "hex"), at: 0 } : { id: ids.generateTraceId(), bytes: ids.bytes, at: ids.at };
+    const call = new Call(recorder, trace, parent?.traceState, parent, true, "tools/call bench__echo", { "mcp.method.name": "tools/call", "mcphub.session": 3 });
+    call.stage("mcphub.locate").end({ keep: true });
+    call.stage("mcphub.guard").end({ keep: true });
+    const dispatch = call.stage("mcphub.dispatch");
+    const client = call.child("tools/call echo", "client", { "mcphub.server": "bench" });
+    client.end({ error: "McpError" });
+    dispatch.end({ keep: true });
+    call.annotate({ attributes: { "mcphub.outcome": "failed" } });
+    call.end();
+    return ended;
+  }
+
+  it("are the SDK serialiser's bytes: ids copied from the pool, times from the call's clock", () => {
+    // Many calls: past several refills of the id pool (a refill leaves earlier ids' bytes as they were).
+    const all = Array.from({ length: 200 }, () => callSpans()).flat();
+    expect(all.every((s) => s.spanContext() instanceof OwnSpanContext)).toBe(true);
+    const batch = new SpanBatch({ resource: RESOURCE, scope: { name: "mcphub", version: "1.2.3" } });
+    for (const s of all) batch.add(s);
+    expect(Buffer.compare(Buffer.from(batch.take() as Uint8Array), Buffer.from(ProtobufTraceSerializer.serializeRequest(all) as Uint8Array))).toBe(0);
+  });
+
+  it("follow a client's trace: its id decoded once, its span the root's remote parent", () => {
+    const parent = ctx("0AF7651916CD43DD8448EB211C80319C", "00f067aa0ba902b7", { isRemote: true, traceState: new TraceState("vendor=abc") });
+    const all = callSpans({ parent });
+    expect(all.map((s) => s.spanContext().traceId)).toEqual(Array(5).fill(parent.traceId));
+    expect(all.at(-1)?.parentSpanContext).toBe(parent);
+    const batch = new SpanBatch({ resource: RESOURCE, scope: { name: "mcphub", version: "1.2.3" } });
+    for (const s of all) batch.add(s);
+    expect(Buffer.compare(Buffer.from(batch.take() as Uint8Array), Buffer.from(ProtobufTraceSerializer.serializeRequest(all) as Uint8Array))).toBe(0);
   });
 });

@@ -6,7 +6,7 @@ import { SpanKind, TraceFlags } from "@opentelemetry/api";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { otlpHttpSender, SpanExport } from "../../../src/telemetry/tracing/export.js";
-import { SpanRecord, WallClock } from "../../../src/telemetry/tracing/span-record.js";
+import { CallClock, SpanRecord, WallClock } from "../../../src/telemetry/tracing/span-record.js";
 import { freePort } from "../../helpers/servers.js";
 import { startOtlpReceiver, type OtlpReceiver } from "../../helpers/otlp.js";
 
@@ -18,7 +18,7 @@ const clock = new WallClock();
 function spans(n: number, traceId: string): SpanRecord[] {
   return Array.from({ length: n }, (_, i) => {
     const now = performance.now();
-    const s = new SpanRecord(source, `span ${i}`, SpanKind.INTERNAL, { traceId, spanId: (i + 1).toString(16).padStart(16, "0"), traceFlags: TraceFlags.SAMPLED }, undefined, clock, 0, now, { i });
+    const s = new SpanRecord(source, `span ${i}`, SpanKind.INTERNAL, { traceId, spanId: (i + 1).toString(16).padStart(16, "0"), traceFlags: TraceFlags.SAMPLED }, undefined, new CallClock(clock, 0, now), now, { i });
     s.finish(now + 0.01);
     return s;
   });

@@ -4,6 +4,7 @@
 import { ROOT_CONTEXT, SpanKind, TraceFlags, trace, type Context, type SpanContext } from "@opentelemetry/api";
 import { AlwaysOnSampler, ParentBasedSampler, TraceIdRatioBasedSampler } from "@opentelemetry/sdk-trace-node";
 import { describe, expect, it } from "vitest";
+import { spanName } from "../../../src/telemetry/tracing/index.js";
 import { ParentFirstSampler, PooledIdGenerator } from "../../../src/telemetry/tracing/sampling.js";
 
 const ids = new PooledIdGenerator();
@@ -55,5 +56,16 @@ describe("PooledIdGenerator", () => {
       seen.add(s);
     }
     expect(seen.size).toBe(10_000);
+  });
+});
+
+describe("spanName", () => {
+  it("is '{method} {target}', the same string for the same pair, and stays bounded over a long tail of targets", () => {
+    const first = spanName("tools/call", "files__read_text_file");
+    expect(first).toBe("tools/call files__read_text_file");
+    // A target that arrives as a new string each call (as a request's tool name does).
+    expect(spanName("tools/call", ["files__", "read_text_file"].join(""))).toBe(first);
+    for (let i = 0; i < 10_000; i++) expect(spanName("tools/call", `tool_${i}`)).toBe(`tools/call tool_${i}`);
+    expect(spanName("tools/call", "files__read_text_file")).toBe("tools/call files__read_text_file");
   });
 });
