@@ -1,5 +1,5 @@
 // What metrics and traces cost a call, side by side in one run (issue 28).
-//   npx tsx bench/ops.ts [--calls 3000] [--rounds 3] [--concurrency 16] [--warmup 2000] [--compare DIR]
+//   npx tsx bench/ops.ts [--calls 3000] [--rounds 3] [--concurrency 16] [--warmup 2000] [--compare DIR] [--fresh]
 // Four stdio gateways (`mcp serve`, expose all, one echo server) take the same echo calls,
 // sequentially and with N in flight, round-robin over rounds (order reversed every other round):
 //   off       no /metrics (NO_METRICS: prom-client never loaded) and no telemetry.otlp
@@ -35,6 +35,13 @@ const CPU_PROF = stringFlag("cpu-prof");
 const CPU_PROF_INTERVAL = stringFlag("cpu-prof-interval");
 /** `--compare DIR`: another checkout's build (say, main's) runs the same gateways side by side, as "before". */
 const COMPARE = stringFlag("compare");
+/**
+ * `--fresh`: every round starts (and warms) new gateway processes and stops them after. A
+ * process can settle into a slower or a faster state for its whole life (its heap's layout, what
+ * V8 compiled when, which CPU it wakes on): one process per gateway for all rounds samples one
+ * such state; a process per round samples as many as there are rounds.
+ */
+const FRESH = process.argv.includes("--fresh");
 
 const home = mkdtempSync(join(tmpdir(), "mcphub-bench-ops-"));
 // The default log level (warn): at info every call would write its access line.
@@ -72,7 +79,7 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function gateway(key: string, label: string, opts: { metrics: boolean; otlp?: string; sample?: number }, bin = BIN): Promise<Target> {
+async function gateway(key: string, label: string, opts: { metrics: boolean; otlp?: string; sample?: number }, bin: string, round: number): Promise<Target> {
   const cfg = join(home, `${key}.yaml`);
   writeFileSync(
     cfg,
@@ -85,7 +92,7 @@ async function gateway(key: string, label: string, opts: { metrics: boolean; otl
   const port = opts.metrics ? await freePort() : 0;
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [...(CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir", CPU_PROF, "--cpu-prof-name", `${key}.cpuprofile`, ...(CPU_PROF_INTERVAL ? ["--cpu-prof-interval", CPU_PROF_INTERVAL] : [])] : []), bin, "--config", cfg, "mcp", "serve", ...(opts.metrics ? ["--metrics-listen", `127.0.0.1:${port}`] : [])],
+    args: [...(CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir", CPU_PROF, "--cpu-prof-name", FRESH ? `${key}.${round + 1}.cpuprofile` : `${key}.cpuprofile`, ...(CPU_PROF_INTERVAL ? ["--cpu-prof-interval", CPU_PROF_INTERVAL] : [])] : []), bin, "--config", cfg, "mcp", "serve", ...(opts.metrics ? ["--metrics-listen", `127.0.0.1:${port}`] : [])],
     env,
     stderr: "pipe",
   });
@@ -122,8 +129,18 @@ function cpuSeconds(pid: number): { all: number; main: number } {
   return { all, main };
 }
 
+/** The gateway's read and write syscalls so far (/proc/PID/io: syscr, syscw): a pipe write costs a syscall and wakes the reader, so fewer messages per write cost more CPU per call. */
+function syscalls(pid: number): { reads: number; writes: number } {
+  const io = readFileSync(`/proc/${pid}/io`, "utf8");
+  const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, "m").exec(io)?.[1] ?? NaN);
+  return { reads: field("syscr"), writes: field("syscw") };
+}
+
 interface Sample {
   cpuUs: number;
+  /** Read and write syscalls per call. */
+  reads: number;
+  writes: number;
   /** Of which the main thread's (JavaScript, and the GC work it does itself). */
   mainUs: number;
   p50: number;
@@ -142,6 +159,7 @@ async function run(t: Target, calls: number, concurrency: number): Promise<Sampl
   let next = 0;
   let wrong = 0;
   const cpu0 = cpuSeconds(t.pid);
+  const io0 = syscalls(t.pid);
   const start = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -157,9 +175,10 @@ async function run(t: Target, calls: number, concurrency: number): Promise<Sampl
   );
   const total = performance.now() - start;
   const cpu1 = cpuSeconds(t.pid);
+  const io1 = syscalls(t.pid);
   if (wrong > 0) throw new Error(`${t.label}: ${wrong} wrong answers`);
   lat.sort((a, b) => a - b);
-  return { cpuUs: ((cpu1.all - cpu0.all) / calls) * 1e6, mainUs: ((cpu1.main - cpu0.main) / calls) * 1e6, p50: quantile(lat, 0.5), rate: (calls / total) * 1000 };
+  return { cpuUs: ((cpu1.all - cpu0.all) / calls) * 1e6, mainUs: ((cpu1.main - cpu0.main) / calls) * 1e6, reads: (io1.reads - io0.reads) / calls, writes: (io1.writes - io0.writes) / calls, p50: quantile(lat, 0.5), rate: (calls / total) * 1000 };
 }
 
 const LABEL_WIDTH = COMPARE ? 40 : 32;
@@ -171,7 +190,7 @@ const fmt = (xs: number[], digits = 0) => {
 
 async function main() {
   const load = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
-  console.log(`ops benchmark: ${CALLS} echo calls per row, ${ROUNDS} rounds, node ${process.version}, load ${load()}, ${new Date().toISOString()}`);
+  console.log(`ops benchmark: ${CALLS} echo calls per row, ${ROUNDS} rounds${FRESH ? " (new gateway processes each round)" : ""}, node ${process.version}, load ${load()}, ${new Date().toISOString()}`);
   const otlp = await receiver();
   const all = [
     ["off", "metrics off, tracing off", { metrics: false }],
@@ -181,16 +200,25 @@ async function main() {
     // Only when asked for (--only ...,unsampled): tracing's wiring alone, every call's trace unsampled (no span recorded).
     ["unsampled", "tracing on, sample 0", { metrics: false, otlp: otlp.url, sample: 0 }],
   ] as const;
-  const targets: Target[] = [];
   const builds: [string, string, string][] = COMPARE ? [["", "", BIN], ["before:", "before: ", join(COMPARE, "bin/mcphub.js")]] : [["", "", BIN]];
-  for (const [prefix, labelPrefix, bin] of builds) {
-    for (const [key, label, opts] of all) if (ONLY ? ONLY.includes(key) : key !== "unsampled") targets.push(await gateway(`${prefix}${key}`, `${labelPrefix}${label}`, opts, bin));
-  }
-  for (const t of targets) await run(t, WARMUP, CONCURRENCY);
-  process.stderr.write(`warmed up (${WARMUP} calls each)\n`);
+  const start = async (round: number): Promise<Target[]> => {
+    const started: Target[] = [];
+    for (const [prefix, labelPrefix, bin] of builds) {
+      for (const [key, label, opts] of all) if (ONLY ? ONLY.includes(key) : key !== "unsampled") started.push(await gateway(`${prefix}${key}`, `${labelPrefix}${label}`, opts, bin, round));
+    }
+    for (const t of started) await run(t, WARMUP, CONCURRENCY);
+    process.stderr.write(`${started.length} gateways started and warmed up (${WARMUP} calls each)\n`);
+    return started;
+  };
+  const stop = (ts: Target[]) => Promise.all(ts.map((t) => t.client.close().catch(() => undefined)));
+  let targets = await start(0);
   const modes = [1, CONCURRENCY];
   const samples = new Map<string, Sample[]>();
   for (let round = 0; round < ROUNDS; round++) {
+    if (FRESH && round > 0) {
+      await stop(targets);
+      targets = await start(round);
+    }
     const order = round % 2 === 0 ? targets : [...targets].reverse();
     for (const t of order) {
       for (const c of modes) {
@@ -202,29 +230,39 @@ async function main() {
     }
     process.stderr.write(`round ${round + 1}/${ROUNDS} done (load ${load()})\n`);
   }
-  console.log(`\n${pad("gateway", LABEL_WIDTH)}${pad("in flight", 11)}${pad("gateway CPU µs/call", 24)}${pad("main thread µs", 20)}${pad("p50 ms", 20)}calls/s`);
+  console.log(`\n${pad("gateway", LABEL_WIDTH)}${pad("in flight", 11)}${pad("gateway CPU µs/call", 24)}${pad("main thread µs", 20)}${pad("syscalls r/w", 14)}${pad("p50 ms", 20)}calls/s`);
   for (const t of targets) {
     for (const c of modes) {
       const s = samples.get(`${t.key}/${c}`) ?? [];
       console.log(
-        `${pad(t.label, LABEL_WIDTH)}${pad(String(c), 11)}${pad(fmt(s.map((x) => x.cpuUs)), 24)}${pad(fmt(s.map((x) => x.mainUs)), 20)}${pad(fmt(s.map((x) => x.p50), 2), 20)}${fmt(s.map((x) => x.rate))}`,
+        `${pad(t.label, LABEL_WIDTH)}${pad(String(c), 11)}${pad(fmt(s.map((x) => x.cpuUs)), 24)}${pad(fmt(s.map((x) => x.mainUs)), 20)}${pad(`${median(s.map((x) => x.reads)).toFixed(2)}/${median(s.map((x) => x.writes)).toFixed(2)}`, 14)}${pad(fmt(s.map((x) => x.p50), 2), 20)}${fmt(s.map((x) => x.rate))}`,
       );
     }
   }
   const med = (key: string, c: number) => median((samples.get(`${key}/${c}`) ?? []).map((s) => s.cpuUs));
-  console.log("\nCPU per call against both off (medians): ratio, added CPU per call, target");
+  // Each round's ratio too: the two rows of a round ran within a minute of each other, so a
+  // machine that is slower for a while (a neighbour on the host, the load) slows both; a ratio of
+  // medians over all rounds mixes rounds run at different times.
+  const perRound = (key: string, off: string, c: number) => {
+    const on = samples.get(`${key}/${c}`) ?? [];
+    const base = samples.get(`${off}/${c}`) ?? [];
+    return on.map((s, i) => s.cpuUs / (base[i]?.cpuUs ?? NaN));
+  };
+  console.log(`\nCPU per call against both off: ratio of the medians, added CPU per call, each round's ratio: median (range), target (on the rounds' median)`);
   const targetOf: Record<string, number> = { metrics: 1.05, tracing: 1.2, both: 1.25 };
   for (const [prefix] of builds) {
     for (const key of ["metrics", "tracing", "both"]) {
       if (!samples.has(`${prefix}${key}/1`) || !samples.has(`${prefix}off/1`)) continue;
       for (const c of modes) {
         const r = med(`${prefix}${key}`, c) / med(`${prefix}off`, c);
+        const rounds = perRound(`${prefix}${key}`, `${prefix}off`, c);
+        const paired = median(rounds);
         const goal = targetOf[key] as number;
         // The added CPU in µs per call too: the ratio's denominator is much smaller with calls in
         // flight (the gateway reads and writes many messages per wake-up), the added cost is not.
         const added = med(`${prefix}${key}`, c) - med(`${prefix}off`, c);
         console.log(
-          `  ${pad(`${prefix ? `${prefix} ` : ""}${key}, ${c} in flight`, 30)}${pad(`${r.toFixed(3)}×`, 10)}${pad(`${added >= 0 ? "+" : ""}${added.toFixed(0)} µs`, 10)}${pad(`≤ ${goal.toFixed(2)}×`, 10)}${r <= goal ? "met" : "NOT MET"}`,
+          `  ${pad(`${prefix ? `${prefix} ` : ""}${key}, ${c} in flight`, 30)}${pad(`${r.toFixed(3)}×`, 10)}${pad(`${added >= 0 ? "+" : ""}${added.toFixed(0)} µs`, 10)}${pad(`${paired.toFixed(3)}× (${Math.min(...rounds).toFixed(2)}–${Math.max(...rounds).toFixed(2)})`, 24)}${pad(`≤ ${goal.toFixed(2)}×`, 10)}${paired <= goal ? "met" : "NOT MET"}`,
         );
       }
     }
@@ -232,7 +270,7 @@ async function main() {
   await new Promise((r) => setTimeout(r, 1500)); // the last batch (sent every second)
   const got = await otlp.spans();
   console.log(`\nspans received by the OTLP receiver: ${got.spans} in ${got.requests} requests (load at the end ${load()})`);
-  await Promise.all(targets.map((t) => t.client.close().catch(() => undefined)));
+  await stop(targets);
   otlp.close();
 }
 

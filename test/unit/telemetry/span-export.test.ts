@@ -1,10 +1,10 @@
 // Spans on their way to a collector (src/telemetry/tracing/export.ts): a batch goes out once
-// it holds 2,048 spans, the rest at shutdown, through the SDK's OTLP/HTTP delegate to a real
-// receiver; a collector that is down costs the spans of that send and nothing else (no throw,
-// no hang, a count).
+// it holds 2,048 spans, fewer a second after the first of them, the rest at shutdown, through
+// the SDK's OTLP/HTTP delegate to a real receiver; a collector that is down costs the spans of
+// that send and nothing else (no throw, no hang, a count).
 import { SpanKind, TraceFlags } from "@opentelemetry/api";
 import { resourceFromAttributes } from "@opentelemetry/resources";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { otlpHttpSender, SpanExport } from "../../../src/telemetry/tracing/export.js";
 import { CallClock, SpanRecord, WallClock } from "../../../src/telemetry/tracing/span-record.js";
 import { freePort } from "../../helpers/servers.js";
@@ -68,5 +68,29 @@ describe("span export", () => {
     // Shutdown returned while the send was still being retried (its failure not yet counted);
     // waiting for the retries, it would have counted the three spans failed after ~8 s.
     expect(out.counts.failed).toBe(0);
+  });
+
+  it("sends a full batch at once, fewer spans a second after the first of them, the rest at shutdown", async () => {
+    vi.useFakeTimers();
+    try {
+      const sends: number[] = [];
+      const out = new SpanExport(envelope, (_body, n, done) => (sends.push(n), done(true)));
+      const made = spans(2048 + 63, "22222222222222222222222222222222");
+      for (const s of made.slice(0, 2047)) out.add(s);
+      expect(sends).toEqual([]); // 2,047 spans: not yet a batch
+      out.add(made[2047] as SpanRecord);
+      expect(sends).toEqual([2048]); // the 2,048th sends the batch at once
+      for (const s of made.slice(2048, 2048 + 10)) out.add(s);
+      vi.advanceTimersByTime(999);
+      expect(sends).toEqual([2048]);
+      vi.advanceTimersByTime(1);
+      expect(sends).toEqual([2048, 10]); // ten spans: sent on the timer
+      for (const s of made.slice(2058)) out.add(s);
+      await out.shutdown();
+      expect(sends).toEqual([2048, 10, 53]);
+      expect(out.counts).toEqual({ sent: 2048 + 63, failed: 0 });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
