@@ -3,8 +3,8 @@
 // downstream call under dispatch; a stored result under finalize, a span only then; limit is one
 // only when the call waited in a queue); a client's W3C
 // traceparent is the root's parent; an HTTP downstream receives the propagated header; no
-// argument or result value reaches an attribute (canary); /metrics counts the spans sent.
-// Tracing off exports nothing.
+// argument or result value reaches an attribute (canary); /metrics and the status page count the
+// spans sent, and the spans a refusing collector lost. Tracing off exports nothing.
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tempHome, type TempHome } from "../helpers/gateway.js";
@@ -139,10 +139,53 @@ describe("OTLP traces", () => {
     expect(sent.type).toBe(2); // sent and failed
   });
 
+  it("the status page counts the spans sent, none lost, with the sample and the collector", async () => {
+    const base = daemon.url.replace(/\/mcp$/, "");
+    const tracing = await until(async () => {
+      const t = (JSON.parse((await rawRequest(`${base}/api/status`, "GET", {})).body) as { tracing?: { spans_sent: number } }).tracing;
+      return t && t.spans_sent > 0 && t.spans_sent === receiver.spans.length ? t : undefined;
+    }, "the status page's sent spans to reach the receiver's count", 300);
+    expect(tracing).toEqual({ sample: 1, spans_sent: receiver.spans.length, spans_failed: 0, collector: receiver.url });
+  });
+
   it("no argument or result value is in any exported span", () => {
     expect(receiver.spans.length).toBeGreaterThan(0);
     expect(receiver.raw.join("\n")).not.toContain(CANARY);
     expect(receiver.contentTypes.every((t) => t.startsWith("application/x-protobuf"))).toBe(true);
+  });
+});
+
+describe("a collector that refuses every send", () => {
+  it("loses the spans and says so on the status page, never showing the URL's password or query", async () => {
+    const own = tempHome("mcphub-tracing-refused-");
+    const refusing = await startOtlpReceiver();
+    const port = new URL(refusing.url).port;
+    // Off /v1/traces the receiver answers 404, which the exporter does not retry.
+    const cfg = own.writeConfig({ expose: "all", servers: { web: { url: downstream.url } }, telemetry: { otlp: { url: `http://ops:${CANARY}@127.0.0.1:${port}/v1/elsewhere?api_key=${CANARY}` } } });
+    const d = await startDaemon(own, cfg);
+    try {
+      const client = await httpClient(d.url);
+      try {
+        await until(async () => ((await client.client.listTools()).tools.some((t) => t.name === "web__echo") ? true : undefined), "web's tools");
+        await client.call("web__echo", { message: "lost" });
+      } finally {
+        await client.close();
+      }
+      const base = d.url.replace(/\/mcp$/, "");
+      const body = await until(async () => {
+        const b = (await rawRequest(`${base}/api/status`, "GET", {})).body;
+        return ((JSON.parse(b) as { tracing?: { spans_failed: number } }).tracing?.spans_failed ?? 0) > 0 ? b : undefined;
+      }, "the status page to count the lost spans", 300);
+      const tracing = (JSON.parse(body) as { tracing: { spans_sent: number; spans_failed: number; collector: string } }).tracing;
+      expect(tracing.spans_sent).toBe(0);
+      expect(tracing.collector).toBe(`http://127.0.0.1:${port}/v1/elsewhere`);
+      expect(body).not.toContain(CANARY);
+    } finally {
+      await d.stop();
+      await refusing.close();
+      own.cleanup();
+    }
+    expect(refusing.spans).toEqual([]);
   });
 });
 
@@ -159,6 +202,9 @@ describe("tracing off (the default)", () => {
         await client.call("web__echo", { message: "quiet" });
         expect(downstream.callHeaders.length).toBe(before + 1);
         expect(downstream.callHeaders.at(-1)).toBeUndefined();
+        const status = JSON.parse((await rawRequest(d.url.replace(/\/mcp$/, "/api/status"), "GET", {})).body) as Record<string, unknown>;
+        expect(status.servers).toBeDefined();
+        expect(status).not.toHaveProperty("tracing");
       } finally {
         await client.close();
       }

@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDaemon, type Daemon } from "../helpers/daemon.js";
+import { startOtlpReceiver, type OtlpReceiver } from "../helpers/otlp.js";
 import { ROOT, runMcphub, tempHome, type TempHome } from "../helpers/gateway.js";
 import { sandboxUnavailable } from "../helpers/sandbox.js";
 import { gateFile, NOTES_KEY, statusConfig } from "../helpers/status.js";
@@ -39,11 +40,14 @@ if (!existsSync(CHROMIUM)) {
     let client: Client;
     let token = "";
     let secret = "";
+    let collector: OtlpReceiver;
     const row = (server: string) => page.locator(`tr[data-server="${server}"]`);
 
     beforeAll(async () => {
       home = tempHome();
-      cfg = home.writeConfig(statusConfig(home, { broken: true, sandboxed }));
+      // Tracing to a collector that answers 404 off /v1/traces: every send fails, as with a wrong URL.
+      collector = await startOtlpReceiver();
+      cfg = home.writeConfig(statusConfig(home, { broken: true, sandboxed, otlp: collector.url.replace("/v1/traces", "/v1/elsewhere") }));
       const r = await runMcphub(home, ["--config", cfg, "token", "create", "claude", "--json"]);
       token = String((JSON.parse(r.stdout) as { token: string }).token);
       daemon = await startDaemon(home, cfg);
@@ -55,6 +59,7 @@ if (!existsSync(CHROMIUM)) {
       await client?.close().catch(() => undefined);
       await browser?.close();
       await daemon?.stop();
+      await collector?.close();
       home?.cleanup();
     });
 
@@ -106,6 +111,11 @@ if (!existsSync(CHROMIUM)) {
       expect(await row("everything").locator("svg.chart rect.b").count()).toBeGreaterThan(0);
       expect(await row("everything").locator("svg.chart polyline.p50, svg.chart circle.p50").count()).toBe(1);
       await expect.poll(() => page.locator('tr[data-agent="claude"] td').nth(2).textContent(), PAGE).toBe("1"); // sessions
+      // The calls' spans went to a collector that refuses them: the Traces card says they were lost.
+      await expect.poll(() => page.locator("[data-traces]").textContent(), { timeout: 30_000 }).toBe("0 spans sent · sends failed: is the collector up? · sample 100%");
+      const traces = page.locator(".card").filter({ has: page.locator("[data-traces]") });
+      expect(await traces.locator(".v").textContent()).toMatch(/^\d+ spans lost$/);
+      expect(await traces.locator(".muted").last().textContent()).toBe(collector.url.replace("/v1/traces", "/v1/elsewhere"));
     });
 
     it("shows a server's state change live, without reloading or polling", async () => {

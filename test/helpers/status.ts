@@ -10,7 +10,8 @@ export function gateFile(home: TempHome): string {
   return join(home.dir, "gate");
 }
 
-export function statusConfig(home: TempHome, opts: { broken?: boolean; sandboxed?: boolean } = {}): string {
+/** `otlp`: tracing on, exporting to this URL. */
+export function statusConfig(home: TempHome, opts: { broken?: boolean; sandboxed?: boolean; otlp?: string } = {}): string {
   return `# status page test config: these comments must survive a disable from the page
 servers:
   # the reference server
@@ -51,5 +52,5 @@ ${
     type: claude
   codex:
     servers: [memory]
-`;
+${opts.otlp ? `telemetry:\n  otlp:\n    url: ${opts.otlp}\n` : ""}`;
 }

@@ -3,6 +3,7 @@
 // daemon's sessions and the last hour of telemetry; it stores nothing of its own.
 import { byteOrder } from "../../util/json/canonical.js";
 import type { RecentCalls, RecentServerStats } from "../../telemetry/recent.js";
+import { traceExportCounts } from "../../telemetry/index.js";
 import { VERSION } from "../../version.js";
 import { Scope, serverStatus, type AgentLimitState, type Hub, type ServerLimitState, type ServerStatus } from "../../gateway/index.js";
 import type { TokenStore } from "../tokens.js";
@@ -128,6 +129,23 @@ export interface StatusDocument {
   vault: { available: boolean; detail?: string; warning?: string; reason?: string };
   /** Where the shared state is kept and whether it answers (the daemon's store). */
   store?: StatusStore;
+  /** The operator's only, while telemetry.otlp is set: spans sent to the collector and lost since the process started. */
+  tracing?: StatusTracing;
+}
+
+export interface StatusTracing {
+  sample: number;
+  spans_sent: number;
+  /** Spans of sends that failed after the exporter's retries (a collector refusing or down). */
+  spans_failed: number;
+  /** The endpoint without user, password or query (where a collector's key may be). */
+  collector: string;
+}
+
+function tracingView(otlp: { url: string; sample: number }): StatusTracing {
+  const url = new URL(otlp.url);
+  const counts = traceExportCounts();
+  return { sample: otlp.sample, spans_sent: counts.sent, spans_failed: counts.failed, collector: `${url.origin}${url.pathname}` };
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -252,6 +270,7 @@ export async function buildStatus(src: StatusSources, viewer: Viewer): Promise<S
         ? { available: false, reason: vaultProblem }
         : { available: true, ...(key ? { detail: `key from ${key.source}: ${key.detail}` } : {}), ...(key?.warning ? { warning: key.warning } : {}) },
     ...(storeCard ? { store: storeCard } : {}),
+    ...(operator && hub.config.telemetry?.otlp ? { tracing: tracingView(hub.config.telemetry.otlp) } : {}),
   };
 }
 

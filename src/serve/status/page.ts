@@ -175,6 +175,15 @@ const SCRIPT = `
       h("div", { cls: ok ? "muted" : "err", "data-store": "", text: detail }),
       s.reachable && s.reason ? h("div", { cls: "warn", role: "note", text: s.reason }) : null);
   }
+  // Spans since the daemon started; lost ones are the spans of sends that failed after retries.
+  function tracingCard(t) {
+    if (!t) return null;
+    var lost = t.spans_failed > 0;
+    return card("Traces", lost ? plural(t.spans_failed, "span", "spans") + " lost" : "exporting",
+      h("div", { cls: lost ? "err" : "muted", "data-traces": "", text: plural(t.spans_sent, "span", "spans") + " sent" +
+        (lost ? " · sends failed: is the collector up?" : "") + " · sample " + pct(t.sample) }),
+      h("div", { cls: "muted", text: t.collector }));
+  }
   function refusedText(m) { return m.refused ? m.refused + " refused before reaching the server" : ""; }
 
   function render(d) {
@@ -205,7 +214,8 @@ const SCRIPT = `
           d.totals.refused ? h("div", { cls: "muted", text: refusedText(d.totals) + " (not counted)" }) : null),
         card("Latency p50 / p95", ms(d.totals.p50_ms) + " / " + ms(d.totals.p95_ms)),
         vaultCard(d.vault),
-        storeCard(d.store)));
+        storeCard(d.store),
+        tracingCard(d.tracing)));
 
     // One line per stdio server: how it is confined; the details (paths for the operator) on hover.
     function sandboxLine(b) {
