@@ -1,8 +1,9 @@
 // The status page as a person sees it: headless Chromium (the Debian package, driven through
 // playwright-core) signs in with a one-time link from `mcphub open` and watches a real daemon with
 // real downstreams. Checked: the states render, a failing server shows its stderr reason, a state
-// change arrives live (server-sent events, no reload, no polling), the Disable and Enable buttons
-// work and are saved to the config, no secret is in the page, and a screenshot is saved for review.
+// change arrives live (server-sent events, no reload, no polling), the Traces card shows the spans a
+// refusing collector lost (the operator's only), the Disable and Enable buttons work and are saved
+// to the config, no secret is in the page, and a screenshot is saved for review.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -116,6 +117,10 @@ if (!existsSync(CHROMIUM)) {
       const traces = page.locator(".card").filter({ has: page.locator("[data-traces]") });
       expect(await traces.locator(".v").textContent()).toMatch(/^\d+ spans lost$/);
       expect(await traces.locator(".muted").last().textContent()).toBe(collector.url.replace("/v1/traces", "/v1/elsewhere"));
+      // The exporter is the operator's business: an agent's token gets no tracing.
+      const agentView = (await (await fetch(`${daemon.base}/api/status`, { headers: { Authorization: `Bearer ${token}` } })).json()) as Record<string, unknown>;
+      expect(agentView.viewer).toEqual({ kind: "agent", agent: "claude" });
+      expect(agentView).not.toHaveProperty("tracing");
     });
 
     it("shows a server's state change live, without reloading or polling", async () => {
