@@ -28,7 +28,9 @@ export interface UnreadableFile {
   problem: string;
 }
 
-export class ApproveError extends Error {}
+export class ApproveError extends Error {
+  override name = "ApproveError";
+}
 
 /** The configured servers with recorded definitions, by name. */
 function storedServers(store: DefinitionStore, config: Config): string[] {

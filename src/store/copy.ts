@@ -54,6 +54,8 @@ export interface CopyReport {
 
 /** The target holds state the source does not: nothing was written. */
 export class TargetNotEmptyError extends Error {
+  override name = "TargetNotEmptyError";
+
   constructor(
     readonly differing: string[],
     readonly extra: string[],
@@ -69,7 +71,9 @@ export class TargetNotEmptyError extends Error {
 }
 
 /** The source and target keyrings wrap different data keys: what the source sealed would not open. */
-export class KeyMismatchError extends Error {}
+export class KeyMismatchError extends Error {
+  override name = "KeyMismatchError";
+}
 
 const CHUNK = 1 << 20;
 /** Records appended per write (one row in PostgreSQL). */

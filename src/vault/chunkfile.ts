@@ -65,7 +65,9 @@ export const ResultHeaderSchema = z.object({
 export type ResultHeader = z.infer<typeof ResultHeaderSchema>;
 
 /** Raised for any structural or cryptographic inconsistency; the store maps it to VaultTamperedError. */
-export class FormatError extends Error {}
+export class FormatError extends Error {
+  override name = "FormatError";
+}
 
 function fileKey(dataKey: Buffer, salt: Uint8Array): Buffer {
   return deriveKey(dataKey, "mcphub result v1", salt);

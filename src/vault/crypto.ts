@@ -9,7 +9,9 @@ export const NONCE_BYTES = 12;
 export const TAG_BYTES = 16;
 
 /** Thrown by `openSealed` when authentication fails; callers map it to their own error. */
-export class AuthFailure extends Error {}
+export class AuthFailure extends Error {
+  override name = "AuthFailure";
+}
 
 /** HKDF-SHA256(key, salt, info) → 32-byte key. */
 export function deriveKey(key: Buffer, info: string, salt: Uint8Array = Buffer.alloc(0)): Buffer {

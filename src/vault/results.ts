@@ -461,7 +461,9 @@ export class ResultStore {
 }
 
 /** The file behind a cached reader was replaced while it was being read. */
-class FileChangedError extends Error {}
+class FileChangedError extends Error {
+  override name = "FileChangedError";
+}
 
 /**
  * The indexer never fails a store: a payload it cannot index (not JSON, or a bug) is stored with

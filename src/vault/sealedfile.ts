@@ -7,7 +7,9 @@ import { AuthFailure, openSealed, seal } from "./crypto.js";
 import { VaultTamperedError } from "./errors.js";
 import { atomicWriteFile, isErrno } from "./fsutil.js";
 
-export class SealedFileError extends Error {}
+export class SealedFileError extends Error {
+  override name = "SealedFileError";
+}
 
 /** magic ‖ nonce ‖ AES-GCM(plaintext) ‖ tag, AAD = magic ‖ binding: what a store keeps. */
 export function sealBytes(key: Buffer, magic: Buffer, binding: string, plaintext: Buffer): Buffer {

@@ -9,7 +9,9 @@ export const MAX_BATCH = 64;
 /** A response body larger than this is refused (a batch of 64 × 8,192 floats as JSON is ~10 MB). */
 const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
-export class EmbeddingsError extends Error {}
+export class EmbeddingsError extends Error {
+  override name = "EmbeddingsError";
+}
 
 export interface EmbeddingsEndpoint {
   /** The API base, e.g. http://localhost:11434/v1. */

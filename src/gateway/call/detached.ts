@@ -105,7 +105,9 @@ interface Entry {
   listeners: Set<() => void>;
 }
 
-export class DetachedError extends Error {}
+export class DetachedError extends Error {
+  override name = "DetachedError";
+}
 
 export interface DetachedDeps {
   journal: () => Promise<DetachedJournal | undefined>;

@@ -47,10 +47,14 @@ export function isOwnError(result: CallToolResult): boolean {
   return ownErrors.has(result);
 }
 
-export class BadRequest extends Error {}
+export class BadRequest extends Error {
+  override name = "BadRequest";
+}
 
 /** A reference to a tool outside the agent's scope. */
-export class OutOfScope extends Error {}
+export class OutOfScope extends Error {
+  override name = "OutOfScope";
+}
 
 /** Parses management-tool arguments; throws BadRequest with a one-line, actionable message. */
 export function parseArgs<T extends z.ZodType>(schema: T, raw: unknown, usage: string): z.output<T> {

@@ -45,9 +45,13 @@ export interface FindOutcome {
 }
 
 /** The stored result did not authenticate in the worker. */
-export class FindTamperedError extends Error {}
+export class FindTamperedError extends Error {
+  override name = "FindTamperedError";
+}
 /** Too many searches are running or waiting. */
-export class FindBusyError extends Error {}
+export class FindBusyError extends Error {
+  override name = "FindBusyError";
+}
 
 const MAX_RUNNING = 2;
 const MAX_WAITING = 8;

@@ -23,7 +23,9 @@ export interface TextWindow {
 }
 
 /** Raised when stored bytes do not decode as the index says (corrupt or mismatched index). */
-export class ViewDecodeError extends Error {}
+export class ViewDecodeError extends Error {
+  override name = "ViewDecodeError";
+}
 
 /** Decodes the body of a JSON string (no surrounding quotes) to well-formed text. */
 export function decodeStringBody(bytes: Buffer): string {
