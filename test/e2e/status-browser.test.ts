@@ -108,12 +108,12 @@ if (!existsSync(CHROMIUM)) {
       await client.callTool({ name: "mcphub_call_tool", arguments: { tool: "everything__echo", arguments: { wrong: 1 } } });
       await client.callTool({ name: "memory__read_graph", arguments: {} });
       // The periodic push (every 5 s) brings the telemetry in; nothing reloads.
-      await expect.poll(() => row("everything").locator("td").nth(3).locator(".muted").textContent(), { timeout: 30_000 }).toMatch(/^12 calls · 0% errors · 1 refused before reaching the server · last call/);
+      await expect.poll(() => row("everything").locator("td").nth(3).locator(".muted").textContent(), PAGE).toMatch(/^12 calls · 0% errors · 1 refused before reaching the server · last call/);
       expect(await row("everything").locator("svg.chart rect.b").count()).toBeGreaterThan(0);
       expect(await row("everything").locator("svg.chart polyline.p50, svg.chart circle.p50").count()).toBe(1);
       await expect.poll(() => page.locator('tr[data-agent="claude"] td').nth(2).textContent(), PAGE).toBe("1"); // sessions
       // The calls' spans went to a collector that refuses them: the Traces card says they were lost.
-      await expect.poll(() => page.locator("[data-traces]").textContent(), { timeout: 30_000 }).toBe("0 spans sent · sends failed: is the collector up? · sample 100%");
+      await expect.poll(() => page.locator("[data-traces]").textContent(), PAGE).toBe("0 spans sent · sends failed: is the collector up? · sample 100%");
       const traces = page.locator(".card").filter({ has: page.locator("[data-traces]") });
       expect(await traces.locator(".v").textContent()).toMatch(/^\d+ spans lost$/);
       expect(await traces.locator(".muted").last().textContent()).toBe(collector.url.replace("/v1/traces", "/v1/elsewhere"));
