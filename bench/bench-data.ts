@@ -158,6 +158,16 @@ export function loadEverydayRequests5(): RequestLine[] {
   return loadRequestFile("everyday-5.jsonl");
 }
 
+/**
+ * A sixth everyday set on the example config (bench/data/requests/everyday-6.jsonl): 160
+ * requests, 16 that no configured tool serves, written blind like the third to fifth (by a helper
+ * shown only the 40 tools' names and one-line descriptions) while the tenth round was under way,
+ * and measured once, both halves, after its changes were final.
+ */
+export function loadEverydayRequests6(): RequestLine[] {
+  return loadRequestFile("everyday-6.jsonl");
+}
+
 const ExampleServer = z.object({
   description: z.string().optional(),
   tags: z.array(z.string()).optional(),
