@@ -45,7 +45,8 @@ describe("resolve → describe → call → read back", () => {
         argument_template: Record<string, unknown>;
       };
       expect(rec.server).toBe("memory");
-      expect(["create_entities", "add_observations"]).toContain(rec.tool);
+      // Two named things: an entity with an observation, or the relation between them (tenth round).
+      expect(["create_entities", "add_observations", "create_relations"]).toContain(rec.tool);
       expect(rec.namespaced).toBe(`memory__${rec.tool}`);
       expect(Object.keys(rec.argument_template)).toEqual(expect.arrayContaining(rec.required_fields));
 
@@ -57,10 +58,14 @@ describe("resolve → describe → call → read back", () => {
       const args =
         rec.tool === "create_entities"
           ? { entities: [{ name: "Alice", entityType: "person", observations: ["works at Acme"] }] }
-          : { observations: [{ entityName: "Alice", contents: ["works at Acme"] }] };
+          : rec.tool === "create_relations"
+            ? { relations: [{ from: "Alice", to: "Acme", relationType: "works at Acme" }] }
+            : { observations: [{ entityName: "Alice", contents: ["works at Acme"] }] };
       for (const field of rec.required_fields) expect(args).toHaveProperty(field);
-      if (rec.tool === "add_observations") {
-        await gw.call("mcphub_call_tool", { tool: "memory__create_entities", arguments: { entities: [{ name: "Alice", entityType: "person", observations: [] }] } });
+      if (rec.tool !== "create_entities") {
+        // Observations and relations are of entities that exist: a model makes them first.
+        const entities = [{ name: "Alice", entityType: "person", observations: [] }, ...(rec.tool === "create_relations" ? [{ name: "Acme", entityType: "organisation", observations: [] }] : [])];
+        await gw.call("mcphub_call_tool", { tool: "memory__create_entities", arguments: { entities } });
       }
       const called = await gw.call("mcphub_call_tool", { tool: rec.namespaced, arguments: args });
       expect(called.isError).toBeFalsy();

@@ -85,7 +85,8 @@ describe("action agreement", () => {
   });
 
   it("reads a question as seeking: among tools matched alike, the one that searches comes first", () => {
-    expect(queryActions("who do you know at Acme?").map((a) => a.senses.lemma)).toEqual(["search"]);
+    // "know" is a verb of its own (no stopword since the tenth round); the question adds seeking.
+    expect(queryActions("who do you know at Acme?").map((a) => a.senses.lemma)).toEqual(["know", "search"]);
     expect(queryActions("read the graph").map((a) => a.senses.lemma)).not.toContain("search");
     // "remember" reaches the memory server's routing text only: its tools tie on it.
     expect(names(indexOf(memory()), "who do you remember at Acme?")[0]).toBe("memory__search_nodes");
@@ -206,6 +207,72 @@ describe("named things (SCORER.namedEntityWeight, properNamesAsValues)", () => {
     SCORER.properNamesAsValues = false;
     SCORER.namedEntityWeight = 0;
     expect(names(idx(), "what do you know about Bob?")).toContain("logs__tail_log");
+  });
+});
+
+describe("what names and paths say of the object (SCORER.namedRelationWeight, folderWeight)", () => {
+  /** The memory server's relation tools beside the files server's directory tools, and a game server. */
+  const catalogue = (): SearchIndex => {
+    const meta = { server: "memory", serverDescription: "Knowledge graph of entities, relations and observations", useWhen: ["remember or record facts about people"] };
+    const files = { server: "files", serverDescription: "Read, write and list files", useWhen: ["read, write or list files"] };
+    return indexOf([
+      entry({ ...meta, tool: "create_entities", description: "Create multiple new entities in the knowledge graph" }),
+      entry({ ...meta, tool: "create_relations", description: "Create multiple new relations between entities in the knowledge graph" }),
+      entry({ ...meta, tool: "add_observations", description: "Add new observations to existing entities in the knowledge graph" }),
+      entry({ ...meta, tool: "open_nodes", description: "Open specific nodes in the knowledge graph by their names" }),
+      entry({ ...files, tool: "read_text_file", description: "Read the complete contents of a file as text" }),
+      entry({ ...files, tool: "get_file_info", description: "Retrieve metadata about a file: size, times, permissions" }),
+      entry({ ...files, tool: "list_directory", description: "Get a listing of all files and directories in a path" }),
+      entry({ server: "wuwa", tool: "get_character_info", description: "Get a character's profile from the game", serverDescription: "Game data" }),
+    ]);
+  };
+
+  it("reads two named things, not a list of them, as a relation between them", () => {
+    expect(names(catalogue(), "record that Jane is married to Mark")[0]).toBe("memory__create_relations");
+    expect(names(catalogue(), "note that Bob is Carol's manager")[0]).toBe("memory__create_relations");
+    // A list of names is several things, not two parties: no relation is implied.
+    expect(names(catalogue(), "open the memory nodes Apollo and Gemini")[0]).toBe("memory__open_nodes");
+    SCORER.namedRelationWeight = 0;
+    expect(names(catalogue(), "record that Jane is married to Mark")[0]).not.toBe("memory__create_relations");
+  });
+
+  it("orders only the tools of a server the request's own words reach: it never lifts a server on its own", () => {
+    // Two names the catalogue lacks; only the game server holds a word of the request ("character").
+    expect(names(catalogue(), "tell me about the Wuthering Waves character Jinhsi")[0]).toBe("wuwa__get_character_info");
+    // The implied word is no request word: it is never reported as matched.
+    expect(catalogue().search("record that Jane is married to Mark").flatMap((m) => m.matchedTerms)).not.toContain("relation");
+  });
+
+  it("reads a path from a root without an extension, or one ending in a separator, as a folder", () => {
+    expect(names(catalogue(), "what's in ~/Downloads?")[0]).toBe("files__list_directory");
+    expect(names(catalogue(), "what's in ~/notes/todo.md?")[0]).not.toBe("files__list_directory");
+    SCORER.folderWeight = 0;
+    expect(names(catalogue(), "what's in ~/Downloads?")[0]).not.toBe("files__list_directory");
+  });
+});
+
+describe("the software vocabulary's delete verbs (text/lexicon.ts)", () => {
+  it("reads drop and wipe as delete: \"drop the observation\" is not adding one", () => {
+    const meta = { server: "memory", serverDescription: "Knowledge graph" };
+    const idx = indexOf([
+      entry({ ...meta, tool: "add_observations", description: "Add new observations to existing entities" }),
+      entry({ ...meta, tool: "delete_observations", description: "Delete specific observations from entities" }),
+    ]);
+    expect(names(idx, "drop the observation 'lives in Paris' from Alice")[0]).toBe("memory__delete_observations");
+    expect(names(idx, "wipe that observation about Bob")[0]).toBe("memory__delete_observations");
+  });
+});
+
+describe("negation in a tool's own text", () => {
+  it("a word the tool's text negates is no evidence for it (\"when you don't know their location\")", () => {
+    const idx = (): SearchIndex =>
+      indexOf([
+        entry({ server: "files", tool: "search_files", description: "Great for finding files when you don't know their exact location" }),
+        entry({ server: "memory", tool: "search_nodes", description: "Search what is known: nodes of the knowledge graph" }),
+      ]);
+    expect(names(idx(), "what do you know about my dentist?")).not.toContain("files__search_files");
+    NEGATION.on = false;
+    expect(names(idx(), "what do you know about my dentist?")).toContain("files__search_files");
   });
 });
 

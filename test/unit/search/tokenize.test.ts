@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fileReferences, foldText, indexTerms, properNames, queryTerms, searchTerms, tokenize, words, MAX_QUERY_TERMS } from "../../../src/catalog/search/text/tokenize.js";
+import { fileReferences, foldText, indexTerms, namesFolder, properNameMentions, properNames, queryTerms, searchTerms, tokenize, words, MAX_QUERY_TERMS } from "../../../src/catalog/search/text/tokenize.js";
 import { stem } from "../../../src/catalog/search/text/stem.js";
 import { synonymsOf } from "../../../src/catalog/search/text/lexicon.js";
 import { wordnet } from "../../../src/catalog/search/text/wordnet.js";
@@ -75,6 +75,8 @@ describe("stemming", () => {
     expect(stem("mp3")).toBe("mp3");
     expect(stem("get")).toBe("get");
     expect(indexTerms("Running tests")).toEqual([stem("running"), stem("tests")]);
+    // A negated word is left out: the text says the tool is for when one does *not* know.
+    expect(indexTerms("when you don't know the location")).toEqual([stem("location")]);
   });
 });
 
@@ -175,6 +177,35 @@ describe("names of files are values (searchTerms)", () => {
       entry({ server: "files", tool: "move_file", description: "Move or rename a file." }),
     ]);
     expect(idx.search("relocate server.log to /tmp/old")[0]?.entry.namespaced).toBe("files__move_file");
+  });
+});
+
+describe("proper names as mentions (properNameMentions)", () => {
+  it("joins capitalised words side by side into one name and marks a name that only a list's commas and ands part from the one before", () => {
+    expect(properNameMentions("record that Ana works at Acme Corp")).toEqual([
+      { words: ["ana"], listed: false, near: false },
+      { words: ["acme", "corp"], listed: false, near: true },
+    ]);
+    expect(properNameMentions("open Apollo, Gemini and Mercury")).toEqual([
+      { words: ["apollo"], listed: false, near: false },
+      { words: ["gemini"], listed: true, near: true },
+      { words: ["mercury"], listed: true, near: true },
+    ]);
+    // A possessive ends a name: Bob's manager Carol is two people.
+    expect(properNameMentions("note that Bob's manager is Carol").map((m) => m.words)).toEqual([["bob"], ["carol"]]);
+    // Names in different clauses, or far apart, are not joined by a phrase; a pronoun is no name.
+    expect(properNameMentions("Save Marcus as a contact. He's an illustrator I met in Lisbon").map((m) => [m.words.join(" "), m.near])).toEqual([["marcus", false], ["lisbon", false]]);
+    expect(properNameMentions("photos of the Kyoto trip - put them under Pictures").map((m) => m.near)).toEqual([false, false]);
+  });
+});
+
+describe("folders (namesFolder)", () => {
+  it("is a path ending in a separator, or one from a root without a file's extension", () => {
+    expect(namesFolder("what's in ~/Downloads?")).toBe(true);
+    expect(namesFolder("list docs/")).toBe(true);
+    expect(namesFolder("show me C:\\Projects\\invoice-app")).toBe(true);
+    expect(namesFolder("read ~/notes/todo.md")).toBe(false);
+    expect(namesFolder("make src/utils/helpers")).toBe(false);
   });
 });
 

@@ -11,14 +11,15 @@
 // measured no gain (docs/discovery.md, "Generalise"). General English relations come from WordNet
 // instead (wordnet.ts). The shell's file commands (ls, cat, mv, rm, mkdir) are words of the
 // software vocabulary too: people type them as verbs ("ls ~/Downloads", "mv a.js lib/a.js").
-// "stat" is not among them: the stemmer makes "statement" stat too.
+// "stat" is not among them: the stemmer makes "statement" stat too. "drop" and "wipe" delete in
+// that vocabulary (SQL's DROP, wiping a disk) as they do in everyday requests ("drop that note").
 import { stem } from "./stem.js";
 import { foldText } from "./tokenize.js";
 
 export const SYNONYM_CLASSES: ReadonlyArray<readonly string[]> = [
   ["fetch", "get", "retrieve", "download", "obtain", "pull", "descargar", "obtener", "bajar"],
   ["send", "post", "publish", "submit", "deliver", "enviar", "mandar", "publicar"],
-  ["delete", "remove", "erase", "destroy", "purge", "unlink", "forget", "rm", "eliminar", "borrar", "quitar", "olvidar"],
+  ["delete", "remove", "erase", "destroy", "purge", "unlink", "forget", "rm", "drop", "wipe", "discard", "eliminar", "borrar", "quitar", "olvidar"],
   ["create", "add", "new", "make", "generate", "insert", "crear", "agregar", "añadir", "nuevo", "generar"],
   ["list", "enumerate", "browse", "ls", "listar", "enumerar"],
   ["find", "search", "query", "lookup", "look", "locate", "seek", "discover", "buscar", "busqueda", "encontrar", "consultar"],

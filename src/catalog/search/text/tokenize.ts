@@ -90,6 +90,11 @@ export interface Term {
    * it out. Set by the ranker, not here.
    */
   implied?: number;
+  /**
+   * Whether an implied term also orders the tools of a server the request reaches ("relation"
+   * for a request that names two things: the tools whose own text holds it), not only servers.
+   */
+  impliedForTools?: boolean;
 }
 
 /** Stems are pure functions of the word; the vocabulary of a catalogue is small, so cache them. */
@@ -111,12 +116,20 @@ function keep(word: string): boolean {
 }
 
 /**
- * The index side: every non-stopword token's stem, duplicates kept (term frequency counts).
+ * The index side: every non-stopword token's stem, duplicates kept (term frequency counts), but for a word right after a negation.
  * Single-character tokens are dropped except digits ("3" in "mp3" stays part of its word anyway).
  */
 export function indexTerms(text: string): string[] {
   const out: string[] = [];
-  for (const w of words(text)) if (keep(w)) out.push(stem(w));
+  const all = words(text);
+  for (let i = 0; i < all.length; i++) {
+    const w = all[i] as string;
+    if (!keep(w)) continue;
+    // A word a tool's text negates is not what the tool does ("when you don't *know* their
+    // location"), as a request's negated word is a value, not its intent (negatedWords).
+    if (NEGATION.on && i > 0 && negates(all[i - 1] as string, i >= 2 ? (all[i - 2] as string) : "")) continue;
+    out.push(stem(w));
+  }
   return out;
 }
 
@@ -245,22 +258,58 @@ function fileReferenceOf(raw: string): FileReference | undefined {
  * reference. Folded, in order, distinct.
  */
 export function properNames(text: string): string[] {
-  const out = new Set<string>();
+  return [...new Set(properNameMentions(text).flatMap((m) => m.words))];
+}
+
+/** A proper name as said once: its words, and whether only a list's commas and "and"s part it from the name before. */
+export interface NameMention {
+  words: string[];
+  listed: boolean;
+  /** Whether the name before it is in the same clause, at most NEAR_WORDS words before it (no sentence end, colon, semicolon or dash between). */
+  near: boolean;
+}
+
+/** How far apart two names of one clause may be for a phrase to join them ("Jane is married to Mark": 3). */
+const NEAR_WORDS = 4;
+
+/** What joins the items of a list: a name after only these is the list's next item, not a second party. */
+const COORDINATORS = new Set(["and", "or", "nor", "&", "plus"]);
+
+/**
+ * The same names as mentions: a run of capitalised words side by side is one name ("Ana
+ * Souza", "Project Falcon"); a comma, a possessive or any other word ends it.
+ */
+export function properNameMentions(text: string): NameMention[] {
+  const out: NameMention[] = [];
+  let current: NameMention | undefined;
   let initial = true;
+  /** Since the last mention: only list separators (undefined before the first). */
+  let listed: boolean | undefined;
+  /** Words since the last mention, Infinity past a clause's end (or before the first mention). */
+  let gap = Infinity;
   for (const raw of text.split(/\s+/u)) {
     if (raw.length === 0) continue;
     const atStart = initial;
     initial = /[.!?:]["')\]]*$/u.test(raw);
-    if (fileReferenceOf(raw)) continue;
-    const m = /^["'`(\[]*(\p{Lu}\p{Ll}[\p{L}'’-]*)/u.exec(raw);
-    if (!m) continue;
-    const word = m[1] as string;
-    const possessive = /['’]s$/u.test(word);
-    if (atStart && !possessive) continue;
-    const bare = word.replace(/['’]s$/u, "");
-    for (const w of words(bare)) out.add(w);
+    const clauseEnds = initial || /[;]["')\]]*$/u.test(raw) || /^[-–—]+$/u.test(raw);
+    const m = fileReferenceOf(raw) ? null : /^["'`(\[]*(\p{Lu}\p{Ll}[\p{L}'’-]*)/u.exec(raw);
+    const word = m?.[1];
+    // A contraction of a pronoun ("He's") looks like a possessive; a pronoun is no name.
+    if (word === undefined || (atStart && !/['’]s$/u.test(word)) || isStopword(foldText(word.replace(/['’]s$/u, "")))) {
+      current = undefined;
+      if (listed === true && !COORDINATORS.has(raw.replace(/[,;]+$/u, "").toLowerCase())) listed = false;
+      gap = clauseEnds ? Infinity : gap + 1;
+      continue;
+    }
+    if (!current) out.push((current = { words: [], listed: listed === true, near: gap <= NEAR_WORDS }));
+    current.words.push(...words(word.replace(/['’]s$/u, "")));
+    // A comma ends a name and may go on a list; a possessive or a sentence's end ends it ("Bob's manager Carol": two people).
+    const comma = /,["')\]]*$/u.test(raw);
+    if (comma || /['’]s?["')\]]*$/u.test(raw) || initial) current = undefined;
+    listed = current === undefined ? comma : true;
+    gap = clauseEnds ? Infinity : 0;
   }
-  return [...out];
+  return out;
 }
 
 /** The files a request names, in order (whitespace-separated chunks shaped like paths or file names). */
@@ -274,12 +323,21 @@ export function fileReferences(text: string): FileReference[] {
 }
 
 /**
+ * Whether the request names a folder: a path that ends in a separator ("docs/"), or a path from a
+ * root without a file's extension ("~/Downloads", "C:\\Projects\\app").
+ */
+export function namesFolder(text: string): boolean {
+  return fileNameWords(text).folder;
+}
+
+/**
  * The words of a request's file references that are only there as names (see NAMES_AS_VALUES),
  * and whether it says a file is involved (a file name, or a path from a root).
  */
-function fileNameWords(text: string): { named?: Set<string>; any: boolean } {
+function fileNameWords(text: string): { named?: Set<string>; any: boolean; folder: boolean } {
   let named: Set<string> | undefined;
   let any = false;
+  let folder = false;
   const elsewhere = new Set<string>();
   for (const raw of text.split(/\s+/u)) {
     const ref = raw.length > 0 ? fileReferenceOf(raw) : undefined;
@@ -290,13 +348,14 @@ function fileNameWords(text: string): { named?: Set<string>; any: boolean } {
     // A directory path without a root ("src/utils/helpers", "assets/") may be a folder to make
     // or list; only a file, or a path from a root, says a file is involved.
     if (ref.isFile || ROOTED.test(ref.chunk)) any = true;
+    if (!ref.isFile && (/[/\\]$/u.test(ref.chunk) || ROOTED.test(ref.chunk))) folder = true;
     named ??= new Set<string>();
     for (const w of ref.nameWords) named.add(w);
     for (const w of ref.extensionWords) elsewhere.add(w);
   }
-  if (!named) return { any };
+  if (!named) return { any, folder };
   for (const w of elsewhere) named.delete(w);
-  return named.size > 0 ? { named, any } : { any };
+  return named.size > 0 ? { named, any, folder } : { any, folder };
 }
 
 /**
