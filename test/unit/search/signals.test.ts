@@ -251,7 +251,7 @@ describe("what names and paths say of the object (SCORER.namedRelationWeight, fo
   });
 });
 
-describe("the software vocabulary's delete verbs (text/lexicon.ts)", () => {
+describe("the software vocabulary (text/lexicon.ts)", () => {
   it("reads drop and wipe as delete: \"drop the observation\" is not adding one", () => {
     const meta = { server: "memory", serverDescription: "Knowledge graph" };
     const idx = indexOf([
@@ -260,6 +260,15 @@ describe("the software vocabulary's delete verbs (text/lexicon.ts)", () => {
     ]);
     expect(names(idx, "drop the observation 'lives in Paris' from Alice")[0]).toBe("memory__delete_observations");
     expect(names(idx, "wipe that observation about Bob")[0]).toBe("memory__delete_observations");
+  });
+
+  it("reads record as a thing (an entry), not as write: \"fetch the Acme record\" is no file to write", () => {
+    const idx = indexOf([
+      entry({ server: "files", tool: "write_file", description: "Create a new file or overwrite an existing one; save text" }),
+      entry({ server: "memory", tool: "open_nodes", description: "Open specific nodes of the knowledge graph by name and fetch their record" }),
+    ]);
+    expect(names(idx, "fetch the Acme Logistics record")[0]).toBe("memory__open_nodes");
+    expect(names(idx, "update her record")).not.toContain("files__write_file");
   });
 });
 

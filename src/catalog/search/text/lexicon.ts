@@ -13,6 +13,8 @@
 // software vocabulary too: people type them as verbs ("ls ~/Downloads", "mv a.js lib/a.js").
 // "stat" is not among them: the stemmer makes "statement" stat too. "drop" and "wipe" delete in
 // that vocabulary (SQL's DROP, wiping a disk) as they do in everyday requests ("drop that note").
+// "record" is not a write word: in that vocabulary and in requests it is mostly a thing, an entry
+// ("fetch the Acme record", "update her record"), and it had sent those to write_file.
 import { stem } from "./stem.js";
 import { foldText } from "./tokenize.js";
 
@@ -26,7 +28,7 @@ export const SYNONYM_CLASSES: ReadonlyArray<readonly string[]> = [
   ["repo", "repository", "repositorio", "codebase"],
   ["update", "edit", "modify", "change", "patch", "alter", "actualizar", "editar", "modificar", "cambiar"],
   ["read", "view", "show", "display", "open", "inspect", "print", "cat", "leer", "ver", "mostrar", "abrir"],
-  ["write", "save", "store", "persist", "record", "guardar", "escribir", "almacenar"],
+  ["write", "save", "store", "persist", "guardar", "escribir", "almacenar"],
   ["run", "execute", "exec", "invoke", "launch", "trigger", "ejecutar", "lanzar"],
   ["file", "archivo", "fichero"],
   ["folder", "directory", "dir", "mkdir", "carpeta", "directorio"],
