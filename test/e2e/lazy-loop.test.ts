@@ -79,6 +79,20 @@ describe("the lazy loop on the example config", () => {
     expect((own.matches as { namespaced: string }[])[0]?.namespaced).toBe("memory__add_observations");
   });
 
+  it("record that Jane is married to Mark: the relation between two named things, stored as sent; a folder's path lists it", async () => {
+    const d = await resolve(gw, "record that Jane is married to Mark");
+    const rec = d.recommendation as Rec;
+    expect(rec.namespaced).toBe("memory__create_relations");
+    await gw.call("mcphub_call_tool", { tool: "memory__create_entities", arguments: { entities: [{ name: "Jane", entityType: "person", observations: [] }, { name: "Mark", entityType: "person", observations: [] }] } });
+    const args = fill(rec.argument_template, { from: "Jane", to: "Mark", relationType: "is married to" }) as Record<string, unknown>;
+    const called = await gw.call("mcphub_call_tool", { tool: rec.namespaced, arguments: args });
+    expect(called.isError).toBeFalsy();
+    expect(JSON.stringify(doc(await gw.call("mcphub_call_tool", { tool: "memory__read_graph" })))).toContain("is married to");
+    // A list of names is not a relation; a path from a root without an extension is a folder.
+    expect(((await resolve(gw, "open the memory nodes Apollo and Gemini")).recommendation as Rec).namespaced).toBe("memory__open_nodes");
+    expect(((await resolve(gw, "what's in ~/Downloads?")).recommendation as Rec).namespaced).toMatch(/^files__list_directory/);
+  });
+
   it("open package.json and show it to me: read_text_file, and the deprecated read_file below it", async () => {
     const d = await resolve(gw, "open package.json and show it to me");
     expect((d.recommendation as Rec).namespaced).toBe("files__read_text_file");

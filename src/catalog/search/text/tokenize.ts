@@ -116,8 +116,9 @@ function keep(word: string): boolean {
 }
 
 /**
- * The index side: every non-stopword token's stem, duplicates kept (term frequency counts), but for a word right after a negation.
- * Single-character tokens are dropped except digits ("3" in "mp3" stays part of its word anyway).
+ * The index side: every non-stopword token's stem, duplicates kept (term frequency counts),
+ * except a word right after a negation. Single-character tokens are dropped except digits ("3" in
+ * "mp3" stays part of its word anyway).
  */
 export function indexTerms(text: string): string[] {
   const out: string[] = [];
@@ -254,8 +255,8 @@ function fileReferenceOf(raw: string): FileReference | undefined {
 /**
  * The proper names a request says: capitalised words ("Anna", "Brightline", "Zoë") that are not
  * the first word of a sentence (where any word is capitalised) unless a possessive marks them
- * ("Mei's birthday"), not written all in capitals (an acronym: API, PDF) and not part of a file
- * reference. Folded, in order, distinct.
+ * ("Mei's birthday"), not written all in capitals (an acronym: API, PDF), not a pronoun's
+ * contraction ("He's") and not part of a file reference. Folded, in order, distinct.
  */
 export function properNames(text: string): string[] {
   return [...new Set(properNameMentions(text).flatMap((m) => m.words))];
