@@ -23,7 +23,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { parse as parseYaml, stringify } from "yaml";
-import { BENCH_DATA, loadCatalog, loadEverydayRequests, loadRequests } from "./bench-data.js";
+import { BENCH_DATA, loadCatalog, loadEverydayRequests, loadEverydayRequests2, loadEverydayRequests3, loadEverydayRequests4, loadEverydayRequests5, loadEverydayRequests6, loadRequests } from "./bench-data.js";
 import { BIN, ROOT, isolatedEnv } from "./setup.js";
 import { MANAGEMENT_TOOLS } from "../src/gateway/management.js";
 
@@ -101,7 +101,7 @@ async function loop(gw: Gateway, task: Task, opts: { root: string; callReadOnly:
   const rec = doc.recommendation;
   if (!rec) return out;
   out.describe = bytes(textOf(await call(gw, "mcphub_describe_tool", { tool: rec.namespaced })));
-  if (opts.callReadOnly && rec.effect !== "read") return out;
+  if (opts.callReadOnly && rec.effect !== undefined) return out; // a match without effect only reads
   const args = fill(rec.argument_template, opts.root) as Record<string, unknown>;
   out.call = bytes(textOf(await call(gw, "mcphub_call_tool", { tool: rec.namespaced, arguments: args, timeout_ms: 5000 })));
   out.called = true;
@@ -119,7 +119,10 @@ interface Row {
   calls?: number[];
 }
 
-async function measure(catalogue: string, configFor: (expose: "lazy" | "all") => string, home: string, tasks: Task[], servers: number, opts: { root: string; callReadOnly: boolean }): Promise<Row[]> {
+/** resolve_tool answers' bytes for request sets beside the tasks' (the example config's other everyday sets). */
+const resolveBytes = new Map<string, number[]>();
+
+async function measure(catalogue: string, configFor: (expose: "lazy" | "all") => string, home: string, tasks: Task[], servers: number, opts: { root: string; callReadOnly: boolean; resolveSets?: { name: string; queries: string[] }[] }): Promise<Row[]> {
   const lazy = await startGateway(configFor("lazy"), home);
   let lazyRow: Row;
   try {
@@ -127,6 +130,11 @@ async function measure(catalogue: string, configFor: (expose: "lazy" | "all") =>
     const l = await listing(lazy);
     const loops: Loop[] = [];
     for (const t of tasks) loops.push(await loop(lazy, t, opts));
+    for (const set of opts.resolveSets ?? []) {
+      const sizes: number[] = [];
+      for (const query of set.queries) sizes.push(bytes(textOf(await call(lazy, "mcphub_resolve_tool", { query }))));
+      resolveBytes.set(set.name, sizes);
+    }
     lazyRow = { catalogue, tools: 0, mode: "lazy", tasks: tasks.length, list: l.tools, instructions: l.instructions, loops };
   } finally {
     await lazy.close();
@@ -165,7 +173,13 @@ async function exampleRows(): Promise<Row[]> {
       return path;
     };
     const tasks = loadEverydayRequests().map((r) => ({ query: r.query }));
-    return await measure("example config", configFor, home, tasks, 3, { root: served, callReadOnly: true });
+    // Resolve answers alone over the other five everyday sets (their requests are not run): the
+    // byte target is a median over requests nobody tuned on, not over one set.
+    const resolveSets = [
+      { name: "everyday (the tasks)", queries: tasks.map((t) => t.query) },
+      ...[loadEverydayRequests2, loadEverydayRequests3, loadEverydayRequests4, loadEverydayRequests5, loadEverydayRequests6].map((load, i) => ({ name: `everyday-${i + 2}`, queries: load().map((r) => r.query) })),
+    ];
+    return await measure("example config", configFor, home, tasks, 3, { root: served, callReadOnly: true, resolveSets });
   } finally {
     rmSync(home, { recursive: true, force: true });
   }
@@ -226,6 +240,19 @@ async function main(): Promise<void> {
   console.log(line(header));
   console.log(widths.map((w) => "-".repeat(w)).join("  "));
   for (const r of out) console.log(line(r));
+
+  if (resolveBytes.size > 0) {
+    console.log("\nresolve_tool answer bytes on the example config, by request set (target: p50 ≤ 1,500):");
+    const setHeader = ["request set", "requests", "p50", "p75", "max", "p50 ≤ 1,500"];
+    const rowsOut = [...resolveBytes].map(([name, xs]) => [name, String(xs.length), String(quantile(xs, 0.5)), String(quantile(xs, 0.75)), String(Math.max(...xs)), quantile(xs, 0.5) <= 1500 ? "yes" : "no"]);
+    const all = [...resolveBytes.values()].flat();
+    rowsOut.push(["all six", String(all.length), String(quantile(all, 0.5)), String(quantile(all, 0.75)), String(Math.max(...all)), quantile(all, 0.5) <= 1500 ? "yes" : "no"]);
+    const w = setHeader.map((h, i) => Math.max(h.length, ...rowsOut.map((r) => (r[i] ?? "").length)));
+    const fmt = (cells: string[]): string => cells.map((c, i) => (i === 0 ? c.padEnd(w[i] ?? 0) : c.padStart(w[i] ?? 0))).join("  ");
+    console.log(fmt(setHeader));
+    console.log(w.map((x) => "-".repeat(x)).join("  "));
+    for (const r of rowsOut) console.log(fmt(r));
+  }
 }
 
 main().catch((err: unknown) => {

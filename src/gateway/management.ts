@@ -77,7 +77,7 @@ const DEFINITIONS: Record<ManagementTool, Definition> = {
   search_tools: {
     title: "Search tools",
     annotations: READ_ONLY,
-    description: "Ranked search of the downstream tool catalogue. Empty query lists every tool by name.",
+    description: "Ranked search of the downstream tool catalogue. Empty query lists every tool by name. A match without effect only reads.",
     inputSchema: obj({
       query: str("what you want to do, or a tool name"),
       queries: { type: "array", items: { type: "string" }, maxItems: 10, description: "several queries, merged" },
@@ -94,7 +94,7 @@ const DEFINITIONS: Record<ManagementTool, Definition> = {
     title: "Resolve tool",
     annotations: READ_ONLY,
     description:
-      "Recommend the one tool for a goal, with an argument template. Run it only when status is confident.",
+      "Recommend the one tool for a goal, with an argument template. Run it only when status is confident. A match without effect only reads.",
     inputSchema: obj({ query: str("the goal or activity, in plain words"), max_hits: int("alternatives, 1-10") }, ["query"]),
   },
   call_tool: {

@@ -82,10 +82,10 @@ const OFFLINE_SHOWN = 3;
 const HINTS = {
   tooGeneric: "say what you want done (the goal, activity or capability) in the query; capabilities lists what each server does",
   noOverlap: "no tool matched these words: rephrase with the capability words in capabilities, or browse with search_tools",
-  ambiguous: "ambiguous: do not run it automatically; compare the alternatives, search more specifically, or ask the user",
+  ambiguous: "ambiguous: don't auto-run it; compare the alternatives, search more specifically, or ask the user",
   templateBounded: (ns: string) => `the template was bounded: call describe_tool for ${ns} before calling it`,
   ready: (ns: string) => `fill the placeholders of argument_template and call call_tool with tool ${ns}; describe_tool shows its full schema`,
-  weak: "weak match: do not run it automatically; rephrase with what the servers do, or try search_tools",
+  weak: "weak match: don't auto-run it; rephrase with what the servers do, or try search_tools",
   weakSearch: "weak matches: rephrase with what the servers do (servers, capabilities)",
   search: "describe_tool shows a tool's full description and schema; call_tool runs it",
 } as const;
@@ -102,6 +102,12 @@ function unavailableText(server: string, u: ServerUnavailable): string {
 export function boundQuery(query: string): { query: string; cut: boolean } {
   if (utf8Bytes(query) <= MAX_QUERY_BYTES) return { query, cut: false };
   return { query: truncateUtf8(query, MAX_QUERY_BYTES), cut: true };
+}
+
+/** Whether the top match's own text holds none of the request's content words that the catalogue knows. */
+function strayTop(top: RankedMatch): boolean {
+  const c = contentCoverage(top.evidence);
+  return !c.generic && c.toolHeld === 0;
 }
 
 /** Whether a ranking's best match is weak: nothing, too little evidence, or too few content words held. */
@@ -407,7 +413,10 @@ export function buildResolveResponse(index: Ranker, args: { query: string; max_h
     ...(Object.keys(servers).length > 0 ? { servers } : {}),
     ...(offlineServers.length > 0 ? { unavailable: offlineServers } : {}),
     hint,
-    ...(weak ? capabilityFields(ctx, servers) : {}),
+    // What the other servers do, where the top's own text holds no word of the request that the
+    // catalogue knows (the request may be another server's, or no one's: "book a flight to Rome").
+    // A weak match that holds some of them needs no map of the rest: 200-odd bytes on most answers.
+    ...(weak && strayTop(top) ? capabilityFields(ctx, servers) : {}),
   };
 }
 

@@ -60,10 +60,18 @@ export async function resolveTool(ctx: ToolContext, raw: unknown): Promise<CallT
   return jsonResult(markResolvePending(markRefusedTop({ ...doc, ...note }), pending));
 }
 
-/** Each match with its effect class, and why this agent cannot call it when it cannot. */
+/**
+ * Each match with its effect class when it is not read-only (`write`, `destructive`: the
+ * management tools' descriptions say that no effect means read-only; most matches read, and the
+ * word would cost each of them 15 bytes), and why this agent cannot call it when it cannot.
+ */
 function presenter(ctx: ToolContext): Presenter {
   const { guard } = ctx.hub;
-  return (entry) => ({ entry: guard.present(entry), fields: guard.fields(ctx.view.agent, entry) });
+  return (entry) => {
+    const fields = guard.fields(ctx.view.agent, entry);
+    if (fields["effect"] === "read") delete fields["effect"];
+    return { entry: guard.present(entry), fields };
+  };
 }
 
 /**

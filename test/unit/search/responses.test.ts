@@ -263,7 +263,7 @@ describe("resolve_tool response", () => {
     expect(tie).toMatchObject({ status: "ambiguous", confidence: "low", ambiguous: true, score_gap: 0 });
     expect(tie["reason_codes"]).toContain("score_tie");
     expect((tie["recommendation"] as JsonObject)["namespaced"]).toBe("alpha__convert_units");
-    expect(tie["hint"]).toMatch(/do not run it automatically/);
+    expect(tie["hint"]).toMatch(/don't auto-run it/);
     // Read and write both carry "file" and "disk", a point or two apart: close, not a tie.
     expect(resolve(idx, "file disk")["reason_codes"]).toContain("close_scores");
     expect(resolve(idx, "kubeconfig zebra quantum lattice")["reason_codes"]).toEqual(["single_candidate", "weak_coverage"]);
@@ -356,6 +356,24 @@ describe("resolve_tool response", () => {
     const sdoc = buildSearchResponse(idx, { query: "weather forecast for Paris" }, { revision: REV, all: [], unavailable: down, offline });
     expect(sdoc["unavailable"]).toEqual([expect.objectContaining({ server: "weather", state: "failed" })]);
     expect(sdoc["hint"]).toMatch(/server weather is failed/);
+  });
+
+  it("a weak match carries the other servers' hints only when its own text holds no word of the request", () => {
+    const capabilities = { hints: { github: "GitHub issues and branches", mail: "send email" }, more: 0 };
+    const idx = indexOf([
+      entry({ server: "mem", tool: "add_note", description: "Add a note to a person's record", serverDescription: "Notes about people", useWhen: ["remember facts about people"] }),
+      entry({ server: "mem", tool: "read_notes", description: "Read every note", serverDescription: "Notes about people", useWhen: ["remember facts about people"] }),
+    ]);
+    // Weak (the request's other words are held by nothing), but the tool's own text holds "note":
+    // the answer is about this server, and a map of the others would be 200-odd bytes for nothing.
+    const held = buildResolveResponse(idx, { query: "add a note that Alice prefers green tea in the morning" }, { revision: REV, capabilities });
+    expect(held["reason_codes"]).toContain("weak_coverage");
+    expect(held["capabilities"]).toBeUndefined();
+    // Only the server's routing text matches ("remember"): the request may be anyone's.
+    const stray = buildResolveResponse(idx, { query: "remember to book a flight to Rome" }, { revision: REV, capabilities });
+    expect(stray["reason_codes"]).toContain("weak_coverage");
+    expect(stray["capabilities"]).toEqual({ github: "GitHub issues and branches", mail: "send email" });
+    expect(checkResolveContract(stray)).toEqual([]);
   });
 
   it("carries each server's one-line capability hint when nothing matches", () => {
