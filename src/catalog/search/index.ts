@@ -216,6 +216,16 @@ export const SCORER = {
    * +2 of 314 at 0.8 (0.5: +0, 1.2: −3 hit@1). 0 turns it off.
    */
   folderWeight: 0.8,
+  /**
+   * A tool whose annotations say it may destroy (not read-only, destructiveHint not false) scores
+   * this share when the request has a verb and that verb does not ask for the tool's action
+   * (agreement ≤ 0): "retrieve all entities and relations" had put delete_entities ("Delete
+   * multiple entities and their associated relations") first on its words alone. A tool without
+   * annotations is left alone (the MCP default makes every such tool "destructive"). Tenth round,
+   * tune halves: 0.8 gave everyday +2 hit@1 and +2 hit@5 of 397 (0.6: the same, and a wrong
+   * confident answer more); check halves −1 hit@1 and 3 more confident answers, all right.
+   */
+  unaskedDestructiveWeight: 0.8,
 };
 
 /** The stem of the term a named thing implies (SCORER.namedEntityWeight). */
@@ -665,7 +675,9 @@ export class SearchIndex {
       const prior = (id: number): number => (this.docDeprecated[id] === 1 ? SCORER.deprecatedWeight : 1);
       const asks = SCORER.questionWeight > 0 && isQuestion(query);
       const named = SCORER.serverNameWeight > 0 ? this.namedServers(queryTerms) : undefined;
+      const unasked = SCORER.unaskedDestructiveWeight;
       const docFactor = (id: number): number =>
+        (unasked !== 1 && leading !== undefined && (factor[id] as number) <= 0 && this.docEffect[id] === 2 && (this.docs[id] as Doc).entry.annotations !== undefined ? unasked : 1) *
         prior(id) *
         (1 + SCORER.actionWeight * (factor[id] as number)) *
         (asks && this.docEffect[id] === 0 ? 1 + SCORER.questionWeight : 1) *

@@ -8,6 +8,7 @@ import { requestQuantity, toolTakesSeveral } from "../../../src/catalog/search/s
 import { wordnet } from "../../../src/catalog/search/text/wordnet.js";
 import { NEGATION, searchTerms } from "../../../src/catalog/search/text/tokenize.js";
 import { entry, indexOf } from "./entries.js";
+import { indexEntries, loadExampleCatalog, uniqueEntries } from "../../../bench/bench-data.js";
 
 const names = (idx: SearchIndex, q: string, prefer?: (ns: string) => boolean): string[] =>
   idx.search(q, prefer ? { prefer: (e) => prefer(e.namespaced) } : {}).map((m) => m.entry.namespaced);
@@ -269,6 +270,18 @@ describe("the software vocabulary (text/lexicon.ts)", () => {
     ]);
     expect(names(idx, "fetch the Acme Logistics record")[0]).toBe("memory__open_nodes");
     expect(names(idx, "update her record")).not.toContain("files__write_file");
+  });
+});
+
+describe("a destructive tool the request does not ask for (SCORER.unaskedDestructiveWeight)", () => {
+  // The README example config's catalogue: server-memory declares delete_entities destructive.
+  const idx = (): SearchIndex => indexEntries(uniqueEntries(loadExampleCatalog()));
+
+  it("does not lead when the request's verb does not ask for its action", () => {
+    expect(names(idx(), "export all entities and relations you have")[0]).not.toBe("memory__delete_entities");
+    expect(names(idx(), "delete all entities and relations")[0]).toBe("memory__delete_entities");
+    SCORER.unaskedDestructiveWeight = 1;
+    expect(names(idx(), "export all entities and relations you have")[0]).toBe("memory__delete_entities");
   });
 });
 
