@@ -17,7 +17,7 @@ import { SERVER_FIELDS, TOOL_FIELDS, type FieldSpec } from "./fields.js";
 import { synonymsOf } from "./text/lexicon.js";
 import { wordnet } from "./text/wordnet.js";
 import { stem as stemWord } from "./text/stem.js";
-import { fileReferences, foldText, indexTerms, MAX_QUERY_TERMS, namesFolder, properNameMentions, properNames, queryTerms as queryTermsOf, searchTerms, type Term } from "./text/tokenize.js";
+import { fileReferences, foldText, indexTerms, MAX_QUERY_TERMS, namesFolder, properNameMentions, queryTerms as queryTermsOf, searchTerms, type Term } from "./text/tokenize.js";
 import { truncateUtf8 } from "../../util/text.js";
 import { Vocabulary } from "./vocabulary.js";
 import { addTo, removeFrom } from "../../util/multimap.js";
@@ -997,14 +997,16 @@ export class SearchIndex {
       out = [...out, forTools ? { word, stem, implied: weight, impliedForTools: true } : { word, stem, implied: weight }];
     };
     const unknownWord = (word: string): boolean => !this.vocab.has(stemWord(word)) && !this.vocab.has(word);
-    const unknown = properNames(query).filter(unknownWord);
+    // The names as said (properNameMentions), read once: their words for "entity", the mentions for "relation".
+    const mentions = properNameMentions(query);
+    const unknown = [...new Set(mentions.flatMap((m) => m.words))].filter(unknownWord);
     if (unknown.length > 0) {
       // A name is a value: "Bob" is someone, not a float or a haircut (its sense-mates), nor "box" (a typo).
       if (SCORER.properNamesAsValues) out = out.map((t): Term => (unknown.includes(t.word) ? { ...t, value: true } : t));
       if (fileReferences(query).length === 0) {
         imply("entity", ENTITY_STEM, SCORER.namedEntityWeight, false);
         // Two named things, not a list of them: what is said is how they relate (relation extraction's unit).
-        const named = properNameMentions(query).filter((m) => m.words.some(unknownWord));
+        const named = mentions.filter((m) => m.words.some(unknownWord));
         const first = named[0]?.words.join(" ");
         if (named.some((m, i) => i > 0 && m.near && !m.listed && m.words.join(" ") !== first)) imply("relation", RELATION_STEM, SCORER.namedRelationWeight, true);
       }
