@@ -168,6 +168,16 @@ export function loadEverydayRequests6(): RequestLine[] {
   return loadRequestFile("everyday-6.jsonl");
 }
 
+/**
+ * A seventh everyday set on the example config (bench/data/requests/everyday-7.jsonl): 160
+ * requests, 16 that nothing serves, written for issue 23's eleventh round by a helper shown only
+ * the 40 tools' names and one-line descriptions, and measured once, both halves, before that
+ * round's first change; its check half is measured again only when the round's changes are final.
+ */
+export function loadEverydayRequests7(): RequestLine[] {
+  return loadRequestFile("everyday-7.jsonl");
+}
+
 const ExampleServer = z.object({
   description: z.string().optional(),
   tags: z.array(z.string()).optional(),
