@@ -14,6 +14,8 @@
 // compare and break ties on; see docs/discovery.md for the scale and the resolve thresholds.
 import type { CatalogEntry } from "../types.js";
 import { SERVER_FIELDS, TOOL_FIELDS, type FieldSpec } from "./fields.js";
+import { boilerplateOf, withoutBoilerplate } from "./boilerplate.js";
+import { mediaKindOf } from "./text/media.js";
 import { synonymsOf } from "./text/lexicon.js";
 import { wordnet } from "./text/wordnet.js";
 import { stem as stemWord } from "./text/stem.js";
@@ -21,7 +23,7 @@ import { fileReferences, foldText, indexTerms, MAX_QUERY_TERMS, namesFolder, pro
 import { truncateUtf8 } from "../../util/text.js";
 import { Vocabulary } from "./vocabulary.js";
 import { addTo, removeFrom } from "../../util/multimap.js";
-import { ActionIndex, directObject, isDeprecated, isQuestion, queryActions, replacementOf, type QueryAction, requestQuantity, toolActions, toolTakesSeveral } from "./signals/index.js";
+import { ActionIndex, directObject, isDeprecated, isQuestion, queryActions, replacementOf, type QueryAction, defaultQuantity, requestQuantity, severalPlurals, toolActions, toolTakesSeveral } from "./signals/index.js";
 
 export interface RankedMatch {
   entry: CatalogEntry;
@@ -144,6 +146,10 @@ export const SCORER = {
    * ÷ (1 + numberWeight) for a request about one named file.
    */
   numberWeight: 0.3,
+  /** Whether a request that says no number counts as about one (signals/number.ts defaultQuantity). */
+  singularDefault: true,
+  /** Whether a sentence most of a server's tools repeat is left out of each tool's own text (boilerplate.ts). */
+  boilerplate: true,
   /**
    * Term proximity: a tool whose own text (name, title, description, hints) holds two words the
    * request says next to each other, next to each other too ("when was it last *modified*" →
@@ -216,6 +222,12 @@ export const SCORER = {
    * +2 of 314 at 0.8 (0.5: +0, 1.2: −3 hit@1). 0 turns it off.
    */
   folderWeight: 0.8,
+  /**
+   * A file the request names whose extension the media-type registry files under image or audio
+   * ("standup.m4a", "error.png") implies that word (text/media.ts), ordering the tools of a server
+   * the request's words reach as folderWeight does. 0 turns it off.
+   */
+  mediaWeight: 0.8,
   /**
    * A tool whose annotations say it may destroy (not read-only, destructiveHint not false) scores
    * this share when the request has a verb and that verb does not ask for the tool's action
@@ -324,6 +336,8 @@ function phraseForm(text: string): string {
 }
 
 /** Weighted, length-normalised term frequencies of one item over the given fields. */
+const EMPTY_KEYS: ReadonlySet<string> = new Set();
+
 function weightedTf<T>(item: T, fields: readonly FieldSpec<T>[]): Map<string, number> {
   const tf = new Map<string, number>();
   for (const field of fields) {
@@ -411,6 +425,8 @@ export class SearchIndex {
   private readonly scratch = new Scratch();
   /** The tools' actions, for action agreement. */
   private readonly actions = new ActionIndex();
+  /** The plurals several-taking tools' names say, with how many tools say each (defaultQuantity). */
+  private readonly plurals = new Map<string, number>();
   /** 1 for a tool that declares itself deprecated (its score is scaled by SCORER.deprecatedWeight). */
   private docDeprecated = new Uint8Array(0);
   /** How much harm a tool declares it can do (effectRank): the last tie-break before the name. */
@@ -428,6 +444,7 @@ export class SearchIndex {
     if (entries.length === 0) return;
     const sid = this.freeServerIds.pop() ?? this.servers.length;
     const docIds: number[] = [];
+    const boilerplate = SCORER.boilerplate ? boilerplateOf(entries) : EMPTY_KEYS;
     for (const entry of entries) {
       const id = this.freeDocIds.pop() ?? this.docs.length;
       if (id >= this.docServer.length) {
@@ -443,7 +460,7 @@ export class SearchIndex {
         this.docEffect = effect;
       }
       this.docServer[id] = sid;
-      const tf = weightedTf(entry, TOOL_FIELDS);
+      const tf = weightedTf(withoutBoilerplate(entry, boilerplate), TOOL_FIELDS);
       const actions = toolActions(entry);
       const deprecated = isDeprecated(entry);
       this.docs[id] = {
@@ -456,6 +473,7 @@ export class SearchIndex {
       this.docDeprecated[id] = deprecated ? 1 : 0;
       this.docEffect[id] = effectRank(entry);
       this.actions.add(id, actions);
+      for (const p of severalPlurals(entry.tool)) this.plurals.set(p, (this.plurals.get(p) ?? 0) + 1);
       docIds.push(id);
       this.docCount++;
       for (const [term, f] of tf) {
@@ -498,6 +516,11 @@ export class SearchIndex {
       if (!doc) continue;
       for (const term of doc.terms) this.vocab.release(term);
       this.actions.remove(id, doc.actions);
+      for (const p of severalPlurals(doc.entry.tool)) {
+        const n = (this.plurals.get(p) ?? 0) - 1;
+        if (n > 0) this.plurals.set(p, n);
+        else this.plurals.delete(p);
+      }
       this.docDeprecated[id] = 0;
       for (const name of namesOf(doc.entry)) removeFrom(this.byName, name, id);
       removeFrom(this.byFragment, doc.entry.tool.toLowerCase(), id);
@@ -685,7 +708,7 @@ export class SearchIndex {
       const asWritten = new Set(queryTerms.map((t) => t.word));
       const object = SCORER.objectWeight > 0 ? directObject(query) : undefined;
       const objectStems = object !== undefined ? this.objectVariants(object) : undefined;
-      const quantity = SCORER.numberWeight > 0 ? requestQuantity(query) : undefined;
+      const quantity = SCORER.numberWeight > 0 ? (SCORER.singularDefault ? defaultQuantity(query, this.plurals) : requestQuantity(query)) : undefined;
       const qPairs = SCORER.pairWeight > 0 ? queryPairs(query, queryTerms, leading) : [];
       const nameFactor = (id: number): number => {
         const doc = this.docs[id] as Doc;
@@ -1012,6 +1035,13 @@ export class SearchIndex {
       }
     }
     if (namesFolder(query)) imply("directory", DIRECTORY_STEM, SCORER.folderWeight, true);
+    if (SCORER.mediaWeight > 0) {
+      for (const ref of fileReferences(query)) {
+        const ext = ref.extensionWords.at(-1);
+        const kind = ref.isFile && ext !== undefined ? mediaKindOf(ext) : undefined;
+        if (kind !== undefined) imply(kind, stemWord(kind), SCORER.mediaWeight, true);
+      }
+    }
     return out;
   }
 

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { SCORER, SearchIndex } from "../../../src/catalog/search/index.js";
 import { ACTION, ActionIndex, isQuestion, queryActions, toolActions } from "../../../src/catalog/search/signals/action.js";
 import { isDeprecated } from "../../../src/catalog/search/signals/deprecated.js";
-import { requestQuantity, toolTakesSeveral } from "../../../src/catalog/search/signals/number.js";
+import { defaultQuantity, requestQuantity, severalPlurals, toolTakesSeveral } from "../../../src/catalog/search/signals/number.js";
 import { wordnet } from "../../../src/catalog/search/text/wordnet.js";
 import { NEGATION, searchTerms } from "../../../src/catalog/search/text/tokenize.js";
 import { entry, indexOf } from "./entries.js";
@@ -99,6 +99,10 @@ describe("action agreement", () => {
     expect(toolActions({ tool: "create_entities", description: "Create multiple new entities" })).toEqual(["create"]);
     expect(toolActions({ tool: "write_file", description: "Create a new file or overwrite one" })).toEqual(["write", "create"]);
     expect(toolActions({ tool: "directory_tree", description: "Get a recursive tree view" })).toEqual(["get"]);
+    // A light verb whose noun is the name's own action is no action of the tool's.
+    expect(toolActions({ tool: "edit_file", description: "Make line-based edits to a text file" })).toEqual(["edit"]);
+    expect(toolActions({ tool: "search", description: "Perform a web search" })).toEqual(["search"]);
+    expect(toolActions({ tool: "edit_file", description: "Make a copy, then edit it" })).toEqual(["edit", "make"]);
     // The leading verb counts fully; a word after a determiner is a noun ("a list of tasks").
     const acts = queryActions("create a file named TODO.md with a list of tasks");
     expect(acts.map((a) => [a.senses.lemma, a.weight, a.leading])).toEqual([
@@ -250,6 +254,43 @@ describe("what names and paths say of the object (SCORER.namedRelationWeight, fo
     SCORER.folderWeight = 0;
     expect(names(catalogue(), "what's in ~/Downloads?")[0]).not.toBe("files__list_directory");
   });
+
+  it("reads an image or audio file's extension as its kind, through the media-type registry (mediaWeight)", () => {
+    const idx = (): SearchIndex =>
+      indexOf([
+        entry({ server: "files", tool: "read_text_file", description: "Read the complete contents of a file as text" }),
+        entry({ server: "files", tool: "read_media_file", description: "Read an image or audio file and return it as base64" }),
+        entry({ server: "shop", tool: "play_track", description: "Play an audio track", serverDescription: "Music store" }),
+      ]);
+    expect(names(idx(), "grab ~/Recordings/standup-0412.m4a so we can go through it")[0]).toBe("files__read_media_file");
+    expect(names(idx(), "open screenshots/error.png")[0]).toBe("files__read_media_file");
+    // The kind orders a server's tools the request reaches; it never brings in the music store alone.
+    expect(names(idx(), "grab ~/Recordings/standup-0412.m4a so we can go through it")).not.toContain("shop__play_track");
+    // ".ts" is video/mp2t in the registry, not TypeScript: video is no kind; a text file is none either.
+    expect(names(idx(), "open src/index.ts")[0]).toBe("files__read_text_file");
+    SCORER.mediaWeight = 0;
+    expect(names(idx(), "grab ~/Recordings/standup-0412.m4a so we can go through it")[0]).not.toBe("files__read_media_file");
+  });
+});
+
+describe("boilerplate (a sentence most of a server's tools repeat)", () => {
+  const catalogue = (): SearchIndex => {
+    const tail = " Only works within allowed directories.";
+    return indexOf([
+      entry({ server: "files", tool: "read_text_file", description: `Read the complete contents of a file as text.${tail}` }),
+      entry({ server: "files", tool: "read_media_file", description: `Read an image or audio file.${tail}` }),
+      entry({ server: "files", tool: "write_file", description: `Create a new file or overwrite one.${tail}` }),
+      entry({ server: "files", tool: "list_directory", description: `Get a listing of all files in a path.${tail}` }),
+      entry({ server: "files", tool: "create_directory", description: "Create a new directory." }),
+    ]);
+  };
+
+  it("is not a tool's own text: it cannot make siblings hold a word", () => {
+    const held = (q: string): string[] => catalogue().search(q).filter((m) => m.matchedTerms.includes("allowed")).map((m) => m.entry.tool);
+    expect(held("which allowed paths are there")).toEqual([]);
+    SCORER.boilerplate = false;
+    expect(held("which allowed paths are there").length).toBe(4);
+  });
 });
 
 describe("the software vocabulary (text/lexicon.ts)", () => {
@@ -348,6 +389,25 @@ describe("grammatical number", () => {
     expect(toolTakesSeveral("read_multiple_files")).toBe(true);
     expect(toolTakesSeveral("batchGetItems")).toBe(true);
     expect(toolTakesSeveral("read_text_file")).toBe(false);
+    // "batch" and "bulk" say several in a request as in a name.
+    expect(requestQuantity("batch load a list of file paths")).toBe("several");
+  });
+
+  it("counts a request that says no number and no plural of what a several tool takes as about one", () => {
+    const plurals = new Set(severalPlurals("read_multiple_files"));
+    expect([...plurals]).toEqual(["files"]);
+    expect(severalPlurals("read_text_file")).toEqual([]);
+    expect(defaultQuantity("open /etc/hosts", plurals)).toBe("one");
+    expect(defaultQuantity("readme pls", plurals)).toBe("one");
+    expect(defaultQuantity("show me the files in src", plurals)).toBeUndefined();
+    expect(defaultQuantity("read both a.md and b.md", plurals)).toBe("several");
+    const idx = indexOf([
+      entry({ server: "files", tool: "read_multiple_files", description: "Read the contents of multiple files at once." }),
+      entry({ server: "files", tool: "read_text_file", description: "Read the contents of a file." }),
+    ]);
+    expect(names(idx, "open /etc/hosts")[0]).toBe("files__read_text_file");
+    SCORER.singularDefault = false;
+    expect(names(idx, "open /etc/hosts")[0]).toBe("files__read_multiple_files");
   });
 
   it("puts the sibling that takes several first for a request about several, last for one file", () => {

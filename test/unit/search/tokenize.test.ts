@@ -197,6 +197,17 @@ describe("proper names as mentions (properNameMentions)", () => {
     expect(properNameMentions("Save Marcus as a contact. He's an illustrator I met in Lisbon").map((m) => [m.words.join(" "), m.near])).toEqual([["marcus", false], ["lisbon", false]]);
     expect(properNameMentions("photos of the Kyoto trip - put them under Pictures").map((m) => m.near)).toEqual([false, false]);
   });
+
+  it("reads a sentence's first word as a name only where WordNet lacks it and a finite verb follows (its subject)", () => {
+    expect(properNameMentions("Henk works for Bluewave Logistics, link them").map((m) => m.words.join(" "))).toEqual(["henk", "bluewave logistics"]);
+    expect(properNameMentions("Jenna is mentoring Carlos").map((m) => [m.words.join(" "), m.near])).toEqual([["jenna", false], ["carlos", true]]);
+    // An imperative is followed by its object; a word WordNet knows may be the verb or a noun.
+    expect(properNameMentions("Unlink ana from acme corp")).toEqual([]);
+    expect(properNameMentions("Check when Priya joined").map((m) => m.words)).toEqual([["priya"]]);
+    expect(properNameMentions("Mark is married to Jane").map((m) => m.words)).toEqual([["jane"]]);
+    // Not a verb after it: no subject.
+    expect(properNameMentions("Henk, Bluewave and me").map((m) => m.words)).toEqual([["bluewave"]]);
+  });
 });
 
 describe("folders (namesFolder)", () => {

@@ -73,13 +73,36 @@ function leadingVerb(text: string): string | undefined {
   return undefined;
 }
 
-/** The verb lemmas that say what a tool does: its name's first word and its description's. */
+/** How many words after a description's leading verb its object is looked for in (a light verb's noun: "make line-based edits"). */
+const LIGHT_VERB_REACH = 3;
+
+/**
+ * The verb lemmas that say what a tool does: its name's first word and its description's. A
+ * description whose verb takes the name's own action as its noun ("edit_file": "*Make* line-based
+ * *edits*", "search": "*Perform* a *search*") uses a light verb: the noun carries the action, so
+ * the verb is not one of the tool's ("make" would agree with "create a file").
+ */
 export function toolActions(entry: Pick<CatalogEntry, "tool" | "description">): string[] {
-  const out: string[] = [];
-  for (const lemma of [leadingVerb(entry.tool), leadingVerb(entry.description)]) {
-    if (lemma !== undefined && !out.includes(lemma)) out.push(lemma);
-  }
+  const named = leadingVerb(entry.tool);
+  const out: string[] = named === undefined ? [] : [named];
+  const described = leadingVerb(entry.description);
+  if (described !== undefined && !out.includes(described) && !(named !== undefined && nounOfVerb(entry.description, named))) out.push(described);
   return out;
+}
+
+/** Whether the words right after a text's leading verb hold `lemma` as a noun (its stem: edits, searches). */
+function nounOfVerb(text: string, lemma: string): boolean {
+  const want = stem(lemma);
+  let seen = -1;
+  for (const w of words(text)) {
+    if (seen < 0) {
+      if (w.length >= 2 && !isStopword(w)) seen = 0;
+      continue;
+    }
+    if (++seen > LIGHT_VERB_REACH) return false;
+    if (stem(w) === want) return true;
+  }
+  return false;
 }
 
 /**

@@ -3,4 +3,4 @@
 // deprecation with the replacement a deprecated tool names (deprecated.ts).
 export { ACTION, ActionIndex, directObject, isQuestion, queryActions, toolActions, type QueryAction } from "./action.js";
 export { isDeprecated, replacementOf } from "./deprecated.js";
-export { requestQuantity, toolTakesSeveral, type Quantity } from "./number.js";
+export { defaultQuantity, requestQuantity, severalPlurals, toolTakesSeveral, type Quantity } from "./number.js";

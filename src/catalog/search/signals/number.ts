@@ -22,11 +22,31 @@ export type Quantity = "one" | "several";
 
 /** Whether the request is about one thing or several (undefined: it does not say). */
 export function requestQuantity(query: string): Quantity | undefined {
-  for (const w of words(query)) if (SEVERAL.has(w)) return "several";
+  for (const w of words(query)) if (SEVERAL.has(w) || SEVERAL_IN_NAME.has(w)) return "several";
   const files = new Set<string>();
   for (const ref of fileReferences(query)) if (ref.isFile) files.add(ref.chunk.toLowerCase());
   if (files.size >= 2) return "several";
-  return files.size === 1 ? "one" : undefined;
+  if (files.size === 1) return "one";
+  return undefined;
+}
+
+/**
+ * English says "one" by default: a request that names no quantifier, no two files and no plural
+ * of what a several-taking tool takes ("files", "nodes") is about one thing ("open /etc/hosts",
+ * "show me the readme"). Undefined when it says a plural (it may mean several).
+ */
+export function defaultQuantity(query: string, plurals: { has(word: string): boolean }): Quantity | undefined {
+  const said = requestQuantity(query);
+  if (said !== undefined) return said;
+  for (const w of words(query)) if (plurals.has(w)) return undefined;
+  return "one";
+}
+
+/** The plural nouns of a tool name that says it takes several ("read_multiple_files" → files), or none. */
+export function severalPlurals(tool: string): string[] {
+  const ws = words(tool);
+  if (!ws.some((w) => SEVERAL_IN_NAME.has(w))) return [];
+  return ws.filter((w, i) => i > 0 && !SEVERAL_IN_NAME.has(w) && w.length > 2 && w.endsWith("s"));
 }
 
 /** Whether a tool's name says it takes several things at once. */

@@ -7,6 +7,7 @@
 // Identifier splitting happens before lowercasing (it needs the case boundaries); diacritics are
 // folded with NFKD + removal of combining marks, which covers far more than the Go fold list.
 import { isStopword } from "./stopwords.js";
+import { wordnet } from "./wordnet.js";
 import { stem as stemWord } from "./stem.js";
 import { truncateUtf8 } from "../../../util/text.js";
 
@@ -288,15 +289,16 @@ export function properNameMentions(text: string): NameMention[] {
   let listed: boolean | undefined;
   /** Words since the last mention, Infinity past a clause's end (or before the first mention). */
   let gap = Infinity;
-  for (const raw of text.split(/\s+/u)) {
-    if (raw.length === 0) continue;
+  const chunks = text.split(/\s+/u).filter((c) => c.length > 0);
+  for (let i = 0; i < chunks.length; i++) {
+    const raw = chunks[i] as string;
     const atStart = initial;
     initial = /[.!?:]["')\]]*$/u.test(raw);
     const clauseEnds = initial || /[;]["')\]]*$/u.test(raw) || /^[-–—]+$/u.test(raw);
     const m = fileReferenceOf(raw) ? null : /^["'`(\[]*(\p{Lu}\p{Ll}[\p{L}'’-]*)/u.exec(raw);
     const word = m?.[1];
     // A contraction of a pronoun ("He's") looks like a possessive; a pronoun is no name.
-    if (word === undefined || (atStart && !/['’]s$/u.test(word)) || isStopword(foldText(word.replace(/['’]s$/u, "")))) {
+    if (word === undefined || (atStart && !/['’]s$/u.test(word) && !subjectName(word, chunks[i + 1])) || isStopword(foldText(word.replace(/['’]s$/u, "")))) {
       current = undefined;
       if (listed === true && !COORDINATORS.has(raw.replace(/[,;]+$/u, "").toLowerCase())) listed = false;
       gap = clauseEnds ? Infinity : gap + 1;
@@ -311,6 +313,30 @@ export function properNameMentions(text: string): NameMention[] {
     gap = clauseEnds ? Infinity : 0;
   }
   return out;
+}
+
+/**
+ * The finite forms English puts right after a sentence's subject: the auxiliaries (a closed
+ * grammatical class, like DETERMINERS in signals/action.ts). A verb's third person (-s) is found
+ * through WordNet instead.
+ */
+const AUXILIARIES = new Set(["is", "isn't", "was", "wasn't", "has", "hasn't", "does", "doesn't", "did", "didn't", "will", "won't", "can't"]);
+
+/**
+ * Whether a sentence's first word is a name: a word WordNet does not know, followed by a finite
+ * verb ("*Henk* works for Bluewave", "*Jenna* is mentoring Carlos"). An imperative is followed by
+ * its object, not a verb ("Unlink ana from acme"), and a known word may be the sentence's verb or
+ * noun ("Check", "Mark").
+ */
+function subjectName(word: string, next: string | undefined): boolean {
+  if (next === undefined) return false;
+  const folded = foldText(word);
+  if (wordnet.knows(folded)) return false;
+  const verb = foldText(next.replace(/[,.;:!?"')\]]+$/u, ""));
+  if (AUXILIARIES.has(verb.replace(/’/gu, "'"))) return true;
+  if (!/^[a-z]+s$/u.test(verb)) return false;
+  const lemma = wordnet.verbSenses(verb, 1)?.lemma;
+  return lemma !== undefined && lemma !== verb;
 }
 
 /** The files a request names, in order (whitespace-separated chunks shaped like paths or file names). */

@@ -277,6 +277,12 @@ export class WordNet {
     return [...out].filter((w) => w !== word && w.length > 1 && !w.includes("_")).sort();
   }
 
+  /** Whether WordNet knows the word (lowercase, any part of speech, or a base form of it: "owns" → own). */
+  knows(word: string): boolean {
+    if (!/^[a-z][a-z'-]*$/.test(word) || word.length < 2) return false;
+    return POS.some((pos) => this.lemmas(word, pos).length > 0);
+  }
+
   /** The word's base forms in this part of speech that WordNet knows (the word itself first). */
   private lemmas(word: string, pos: Pos): string[] {
     const out: string[] = [];
