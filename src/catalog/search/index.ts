@@ -16,6 +16,8 @@ import type { CatalogEntry } from "../types.js";
 import { SERVER_FIELDS, TOOL_FIELDS, type FieldSpec } from "./fields.js";
 import { boilerplateOf, withoutBoilerplate } from "./boilerplate.js";
 import { mediaKindOf } from "./text/media.js";
+import { readCommands } from "./text/commands.js";
+import { askedAttributes } from "./signals/attribute.js";
 import { synonymsOf } from "./text/lexicon.js";
 import { wordnet } from "./text/wordnet.js";
 import { stem as stemWord } from "./text/stem.js";
@@ -23,7 +25,7 @@ import { fileReferences, foldText, indexTerms, MAX_QUERY_TERMS, namesFolder, pro
 import { truncateUtf8 } from "../../util/text.js";
 import { Vocabulary } from "./vocabulary.js";
 import { addTo, removeFrom } from "../../util/multimap.js";
-import { ActionIndex, directObject, isDeprecated, isQuestion, queryActions, replacementOf, type QueryAction, defaultQuantity, requestQuantity, severalPlurals, toolActions, toolTakesSeveral } from "./signals/index.js";
+import { ActionIndex, directObject, isDeprecated, isQuestion, queryActions, replacementOf, toldVerbs, type QueryAction, defaultQuantity, requestQuantity, severalPlurals, toolActions, toolTakesSeveral } from "./signals/index.js";
 
 export interface RankedMatch {
   entry: CatalogEntry;
@@ -228,6 +230,14 @@ export const SCORER = {
    * the request's words reach as folderWeight does. 0 turns it off.
    */
   mediaWeight: 0.8,
+  /**
+   * What a question asks for (signals/attribute.ts): "how big is ..." asks for a size, "how old"
+   * an age (WordNet's attribute pointer from the adjective), "when" a time. The noun is implied,
+   * ordering the tools of a server the request's words reach as folderWeight does. 0 turns it off.
+   */
+  askedAttributeWeight: 0.8,
+  /** Whether a shell command name standing alone is read as its manual's one-line description (text/commands.ts). */
+  shellCommands: true,
   /**
    * A tool whose annotations say it may destroy (not read-only, destructiveHint not false) scores
    * this share when the request has a verb and that verb does not ask for the tool's action
@@ -548,7 +558,11 @@ export class SearchIndex {
   }
 
   /** The number of query terms a search uses (0 for an empty or all-stopword query). */
-  termCount(query: string): number {
+  /** Whether the catalogue holds a word as it is (for readCommands). */
+  private readonly knowsWord = (word: string): boolean => this.vocab.has(stemWord(word)) || this.vocab.has(word);
+
+  termCount(said: string): number {
+    const query = SCORER.shellCommands ? readCommands(said, this.knowsWord) : said;
     return conceptsOf(searchTerms(query)).length;
   }
 
@@ -559,7 +573,8 @@ export class SearchIndex {
   }
 
   /** Like search, but materialises only the first `limit` matches and reports the total. */
-  rank(query: string, opts: RankOptions): Ranking {
+  rank(said: string, opts: RankOptions): Ranking {
+    const query = SCORER.shellCommands ? readCommands(said, this.knowsWord) : said;
     const filter = opts.filter;
     const prefer = opts.prefer;
     const actions = queryActions(query);
@@ -581,12 +596,14 @@ export class SearchIndex {
       // variant plus its server's best variant), so the two are accumulated separately and each
       // server's total is applied once at the end, not once per term.
       const reach = new Map<string, number>();
+      // A verb that tells of something done ("when I *created* it") is not what a tool's name should hold.
+      const told = SCORER.nameWeight > 0 ? toldVerbs(query) : undefined;
       // The bits of the request's own (not implied) terms accumulated so far.
       let ownLo = 0;
       let ownHi = 0;
       for (let t = 0; t < terms.length; t++) {
         const variants = this.conceptVariants(concepts[t] as Term[]);
-        if (SCORER.nameWeight > 0) for (const v of variants) if (v.weight > (reach.get(v.stem) ?? 0)) reach.set(v.stem, v.weight);
+        if (told && !told.has((concepts[t] as Term[])[0]?.word ?? "")) for (const v of variants) if (v.weight > (reach.get(v.stem) ?? 0)) reach.set(v.stem, v.weight);
         const lo = t < 32 ? 1 << t : 0;
         const hi = t < 32 ? 0 : 1 << (t - 32);
         // An implied term is evidence for a server, never for one tool over its siblings; one
@@ -889,7 +906,8 @@ export class SearchIndex {
   }
 
   /** The evidence `rank({explain})` would report for this entry and query (undefined: not indexed). */
-  explainEntry(entry: CatalogEntry, query: string): ConceptEvidence[] | undefined {
+  explainEntry(entry: CatalogEntry, said: string): ConceptEvidence[] | undefined {
+    const query = SCORER.shellCommands ? readCommands(said, this.knowsWord) : said;
     for (const id of this.byName.get(entry.namespaced.toLowerCase()) ?? []) {
       if (this.docs[id]?.entry.namespaced === entry.namespaced) {
         const actions = queryActions(query);
@@ -1035,6 +1053,7 @@ export class SearchIndex {
       }
     }
     if (namesFolder(query)) imply("directory", DIRECTORY_STEM, SCORER.folderWeight, true);
+    if (SCORER.askedAttributeWeight > 0) for (const noun of askedAttributes(query)) imply(noun, stemWord(noun), SCORER.askedAttributeWeight, true);
     if (SCORER.mediaWeight > 0) {
       for (const ref of fileReferences(query)) {
         const ext = ref.extensionWords.at(-1);

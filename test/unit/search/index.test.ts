@@ -2,12 +2,17 @@ import { describe, expect, it } from "vitest";
 import { afterEach } from "vitest";
 import { conceptsOf, SCORER, SearchIndex } from "../../../src/catalog/search/index.js";
 import { searchTerms } from "../../../src/catalog/search/text/tokenize.js";
+import { ACTION } from "../../../src/catalog/search/signals/action.js";
 import { entry, indexOf, sampleCatalog } from "./entries.js";
 
 const names = (idx: SearchIndex, q: string): string[] => idx.search(q).map((m) => m.entry.namespaced);
 
 const savedScorer = { ...SCORER };
-afterEach(() => Object.assign(SCORER, savedScorer));
+const savedAction = { ...ACTION };
+afterEach(() => {
+  Object.assign(SCORER, savedScorer);
+  Object.assign(ACTION, savedAction);
+});
 
 describe("SearchIndex ranking", () => {
   it("finds tools through synonyms of intent words", () => {
@@ -213,7 +218,9 @@ describe("SearchIndex ranking", () => {
     expect(names(idx, "what notes are there about the topic?")[0]).toBe("notes__find_notes");
     // A request to act is not a question: the evidence decides.
     expect(names(idx, "notes about the topic")[0]).toBe("notes__store_notes");
+    // Without it (and without the search a question implies, which find_notes agrees with) the evidence decides.
     SCORER.questionWeight = 0;
+    ACTION.questionSeeks = 0;
     expect(names(idx, "what notes are there about the topic?")[0]).toBe("notes__store_notes");
   });
 

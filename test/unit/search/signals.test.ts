@@ -2,7 +2,9 @@
 // coverage, and pins as tie-breakers. Each test fails when its signal is turned off.
 import { afterEach, describe, expect, it } from "vitest";
 import { SCORER, SearchIndex } from "../../../src/catalog/search/index.js";
-import { ACTION, ActionIndex, isQuestion, queryActions, toolActions } from "../../../src/catalog/search/signals/action.js";
+import { ACTION, ActionIndex, isQuestion, queryActions, toldVerbs, toolActions } from "../../../src/catalog/search/signals/action.js";
+import { askedAttributes } from "../../../src/catalog/search/signals/attribute.js";
+import { readCommands } from "../../../src/catalog/search/text/commands.js";
 import { isDeprecated } from "../../../src/catalog/search/signals/deprecated.js";
 import { defaultQuantity, requestQuantity, severalPlurals, toolTakesSeveral } from "../../../src/catalog/search/signals/number.js";
 import { wordnet } from "../../../src/catalog/search/text/wordnet.js";
@@ -59,7 +61,9 @@ describe("action agreement", () => {
     expect(wordnet.phrasalVerbSenses("looked", ["up"], 8)?.senses.lemma).toBe("look_up");
     expect(lemmas("looked up the logs")[0]).toBe("look");
     // The longest form wins, and its particles are no verbs of their own ("rid of" is listed too).
-    expect(lemmas("get rid of old.log")).toEqual(["get_rid_of", "log"]);
+    expect(lemmas("get rid of old.log")).toEqual(["get_rid_of"]);
+    // A file name's words are no verbs ("old.log" does not log).
+    expect(lemmas("what is in ~/Downloads")).toEqual(["search"]);
     // A verb with no phrasal form stays itself.
     expect(lemmas("read the config")[0]).toBe("read");
     const catalogue = [
@@ -270,6 +274,58 @@ describe("what names and paths say of the object (SCORER.namedRelationWeight, fo
     expect(names(idx(), "open src/index.ts")[0]).toBe("files__read_text_file");
     SCORER.mediaWeight = 0;
     expect(names(idx(), "grab ~/Recordings/standup-0412.m4a so we can go through it")[0]).not.toBe("files__read_media_file");
+  });
+});
+
+describe("what a question asks for, and verbs that tell (askedAttributeWeight, narrativePast)", () => {
+  const files = (): SearchIndex =>
+    indexOf([
+      entry({ server: "files", tool: "get_file_info", description: "Retrieve metadata about a file: size, creation time, permissions" }),
+      entry({ server: "files", tool: "create_directory", description: "Create a new directory" }),
+      entry({ server: "files", tool: "list_directory", description: "Get a listing of the files in a path" }),
+      entry({ server: "files", tool: "write_file", description: "Save a new file or overwrite one" }),
+      entry({ server: "files", tool: "search_files", description: "Search for files matching a pattern" }),
+    ]);
+
+  it("reads how + adjective as the adjective's WordNet attribute, and when as a time", () => {
+    expect(askedAttributes("how big is each thing in build/")).toEqual(["size"]);
+    expect(askedAttributes("how old is Rex")).toEqual(["age"]);
+    expect(askedAttributes("when was it created")).toEqual(["time"]);
+    expect(askedAttributes("open the readme")).toEqual([]);
+    expect(names(files(), "check when I created thesis_final_v3.docx")[0]).toBe("files__get_file_info");
+    SCORER.askedAttributeWeight = 0;
+    expect(names(files(), "check when I created thesis_final_v3.docx")[0]).not.toBe("files__get_file_info");
+  });
+
+  it("takes no action, and no name word, from a past tense after its subject", () => {
+    expect([...toldVerbs("I saved my resume somewhere, can you find it")]).toEqual(["saved"]);
+    expect([...toldVerbs("when was index.html created?")]).toEqual(["created"]);
+    expect([...toldVerbs("save the notes to notes.md")]).toEqual([]);
+    expect(queryActions("I saved my resume somewhere, can you find it").map((a) => a.senses.lemma)).not.toContain("save");
+    ACTION.narrativePast = false;
+    expect(queryActions("I saved my resume somewhere, can you find it").map((a) => a.senses.lemma)).toContain("save");
+  });
+});
+
+describe("shell commands (SCORER.shellCommands, text/commands.ts)", () => {
+  it("reads the command name a request starts with as its manual's description, keeping a name the catalogue holds", () => {
+    expect(readCommands("mkdir -p ~/dev/tracker")).toBe("make directories -p ~/dev/tracker");
+    expect(readCommands("ls -lS on the assets folder")).toBe("list directory contents -lS on the assets folder");
+    expect(readCommands("gzip notes.txt", (w) => w === "gzip")).toBe("gzip compress or expand files notes.txt");
+    // Part of a path or a file name is no command; nor is an English word.
+    expect(readCommands("open ~/ls/notes.md and .env")).toBe("open ~/ls/notes.md and .env");
+    expect(readCommands("sudo mkdir /srv/app")).toBe("sudo make directories /srv/app");
+    // A subcommand is its command's: "git diff" is no diff of files.
+    expect(readCommands("git diff")).toBe("git diff");
+    expect(readCommands("find my cat")).toBe("find my cat");
+    const idx = indexOf([
+      entry({ server: "files", tool: "create_directory", description: "Create a new directory" }),
+      entry({ server: "files", tool: "list_directory", description: "Get a listing of the files in a path" }),
+      entry({ server: "files", tool: "move_file", description: "Move or rename a file" }),
+    ]);
+    expect(names(idx, "mkdir /tmp/scratch")[0]).toBe("files__create_directory");
+    SCORER.shellCommands = false;
+    expect(names(idx, "mkdir /tmp/scratch")[0]).not.toBe("files__create_directory");
   });
 });
 

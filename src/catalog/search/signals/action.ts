@@ -22,7 +22,7 @@ import { inLexiconClass, synonymsOf } from "../text/lexicon.js";
 import { stem } from "../text/stem.js";
 import { isStopword } from "../text/stopwords.js";
 import { isGenericStem } from "../text/generic.js";
-import { NEGATION, negates, words } from "../text/tokenize.js";
+import { NEGATION, negates, proseWords, words } from "../text/tokenize.js";
 import { wordnet, type VerbSenses } from "../text/wordnet.js";
 
 /** The named tunables of action agreement (docs/discovery.md, "Action agreement"). */
@@ -47,6 +47,10 @@ export const ACTION = {
    * LiveMCPBench's natural requests (hit@5 the same); 1.0 gave less. 0 turns it off.
    */
   questionSeeks: 0.5,
+  /** Whether a question has no leading verb (its opener, not an imperative, comes first: "when was it last modified"). */
+  questionNoLead: true,
+  /** Whether a past tense after a subject pronoun is left out of the request's actions ("I saved it somewhere"). */
+  narrativePast: true,
 };
 
 /** A request's verb, with how much it speaks for the request's action. */
@@ -120,6 +124,35 @@ const DETERMINERS = new Set(["a", "an", "the", "this", "that", "these", "those",
  */
 const QUESTION_OPENERS = new Set(["what", "which", "who", "whom", "whose", "when", "where", "why", "how", "is", "are", "was", "were", "am", "do", "does", "did", "has", "have", "had"]);
 
+/** The subject pronouns (a closed class): a past tense right after one tells what was done. */
+const SUBJECT_PRONOUNS = new Set(["i", "we", "you", "he", "she", "they"]);
+
+/**
+ * Whether a verb tells of something done rather than asks for it: a question's past tense or
+ * participle ("when was index.html *created*", "what *changed* in the last release"), and a past
+ * tense right after its subject ("I *saved* my resume somewhere", "check when I *created* it"):
+ * what the answer is about, not the action the request asks a tool to take.
+ */
+function told(word: string, lemma: string, after: string, question: boolean): boolean {
+  if (word === lemma || !word.endsWith("ed")) return false;
+  return question || (ACTION.narrativePast && SUBJECT_PRONOUNS.has(after));
+}
+
+/** The request's verbs that tell of something done (see `told`): no action, and no word a tool's name should hold. */
+export function toldVerbs(query: string): Set<string> {
+  const out = new Set<string>();
+  const question = isQuestion(query);
+  let prev = "";
+  for (const w of proseWords(query)) {
+    const after = prev;
+    prev = w;
+    if (w.length < 2 || isStopword(w) || DETERMINERS.has(after)) continue;
+    const lemma = verbOf(w)?.lemma;
+    if (lemma !== undefined && told(w, lemma, after, question)) out.add(w);
+  }
+  return out;
+}
+
 /** Whether a request asks to learn something rather than to have something done. */
 export function isQuestion(query: string): boolean {
   for (const w of words(query)) return QUESTION_OPENERS.has(w);
@@ -158,17 +191,15 @@ export function queryActions(query: string): QueryAction[] {
   const out: QueryAction[] = [];
   let prev = "";
   let first = true;
-  // A question's past tense or participle tells of something done ("when was index.html
-  // *created*", "what *changed* in the last release"): it is what the answer is about, not the
-  // action the request asks a tool to take.
+  // A verb that tells of something done is no action (see `told`); a path's words are none.
   const question = isQuestion(query);
-  const all = words(query);
+  const all = proseWords(query);
   for (let i = 0; i < all.length; i++) {
     const w = all[i] as string;
     const after = prev;
     prev = w;
     if (w.length < 2 || isStopword(w)) continue;
-    const leading = first;
+    const leading = first && !(ACTION.questionNoLead && question);
     first = false;
     if (DETERMINERS.has(after)) continue;
     const single = verbOf(w);
@@ -188,7 +219,7 @@ export function queryActions(query: string): QueryAction[] {
       prev = all[i] as string;
     }
     if (out.some((a) => a.senses.lemma === senses.lemma)) continue;
-    if (question && w !== single.lemma && w.endsWith("ed")) continue;
+    if (told(w, single.lemma, after, question)) continue;
     out.push({ word: w, weight: leading ? 1 : ACTION.laterVerb, leading, senses, ...(phrasal || negated ? { phrasal: true as const } : {}) });
     if (out.length >= 8) break;
   }

@@ -339,6 +339,24 @@ function subjectName(word: string, next: string | undefined): boolean {
   return lemma !== undefined && lemma !== verb;
 }
 
+/** What proseWords puts where a file reference was: no word (one character), so nothing reads across it. */
+export const FILE_PLACE = "\u0000";
+
+/**
+ * The words of a text with each file reference as FILE_PLACE ("what's in ~/Downloads?" → what, s,
+ * in, FILE_PLACE): a path's words name, they do not act, and a phrasal verb's particle must follow
+ * the verb ("put report.pdf in the archive" is no "put in").
+ */
+export function proseWords(text: string): string[] {
+  const out: string[] = [];
+  for (const raw of text.split(/\s+/u)) {
+    if (raw.length === 0) continue;
+    if (fileReferenceOf(raw)) out.push(FILE_PLACE);
+    else out.push(...words(raw));
+  }
+  return out;
+}
+
 /** The files a request names, in order (whitespace-separated chunks shaped like paths or file names). */
 export function fileReferences(text: string): FileReference[] {
   const out: FileReference[] = [];

@@ -277,6 +277,29 @@ export class WordNet {
     return [...out].filter((w) => w !== word && w.length > 1 && !w.includes("_")).sort();
   }
 
+  /**
+   * The nouns an adjective is a value of, by WordNet's attribute pointer (=) in its first
+   * DERIVATION_SENSES senses: big → size, old → age, long → length. Lowercase single words, sorted.
+   */
+  attributesOf(adjective: string): readonly string[] {
+    if (!/^[a-z][a-z'-]*$/.test(adjective) || adjective.length < 2) return EMPTY;
+    const key = `\u0003${adjective}`;
+    const hit = this.cache.get(key);
+    if (hit) return hit;
+    const out = new Set<string>();
+    for (const lemma of this.lemmas(adjective, "adj")) {
+      for (const offset of this.senses(lemma, "adj").slice(0, DERIVATION_SENSES)) {
+        for (const p of this.synset("adj", offset)?.pointers ?? []) {
+          if (p.symbol !== "=" || p.pos !== "n") continue;
+          for (const w of this.synset("noun", p.offset)?.words ?? []) if (!w.includes("_")) out.add(w);
+        }
+      }
+    }
+    const result = [...out].sort();
+    this.cache.set(key, result);
+    return result;
+  }
+
   /** Whether WordNet knows the word (lowercase, any part of speech, or a base form of it: "owns" → own). */
   knows(word: string): boolean {
     if (!/^[a-z][a-z'-]*$/.test(word) || word.length < 2) return false;
