@@ -24,6 +24,8 @@ describe("tokenizer", () => {
     expect(tokenize("quiero que el archivo de los datos")).toEqual(["archivo", "datos"]);
     expect(queryTerms("the of and a")).toEqual([]);
     expect(queryTerms("para que de la")).toEqual([]);
+    // "one" as "uno": a pronoun or a numeral ("each one", "one by one"), no capability.
+    expect(tokenize("how many bytes each one takes")).toEqual(["many", "bytes", "takes"]);
   });
 
   it("splits CJK runs into bigrams", () => {

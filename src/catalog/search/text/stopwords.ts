@@ -10,6 +10,7 @@ our ours out over own please same she should so some such than that the their th
 they this those through to too under until up very was we were what when where which while who whom why will
 with would you your yours want wants need needs using use via also etc let like
 help tell give provide kindly thanks thank able sure
+one
 don doesn didn isn aren wasn weren won wouldn shouldn couldn hasn haven`;
 
 const SPANISH = `a al algo como con cual cuando de del desde donde el ella ellos en entre era es esa ese esta estas
