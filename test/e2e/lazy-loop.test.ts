@@ -93,6 +93,17 @@ describe("the lazy loop on the example config", () => {
     expect(((await resolve(gw, "what's in ~/Downloads?")).recommendation as Rec).namespaced).toMatch(/^files__list_directory/);
   });
 
+  it("what the words say beyond themselves: a shell command, a file's media type, what a question asks for", async () => {
+    const top = async (q: string): Promise<string> => ((await resolve(gw, q)).recommendation as Rec).namespaced;
+    // "mkdir" reads as its manual's line (make directories).
+    expect(await top("mkdir scratch-e2e")).toBe("files__create_directory");
+    // An .m4a is audio (the media-type registry): the tool that reads audio, not the text reader.
+    expect(await top("there's a voice memo at ~/Recordings/standup-0412.m4a, can you grab it")).toBe("files__read_media_file");
+    // "how big" asks for a size (WordNet: big → size); "when" for a time, and "I created" tells, it does not ask to create.
+    expect(await top("how big is each file in ~/Downloads")).toBe("files__list_directory_with_sizes");
+    expect(await top("check when I created thesis_final_v3.docx")).toBe("files__get_file_info");
+  });
+
   it("open package.json and show it to me: read_text_file, and the deprecated read_file below it", async () => {
     const d = await resolve(gw, "open package.json and show it to me");
     expect((d.recommendation as Rec).namespaced).toBe("files__read_text_file");
