@@ -178,6 +178,17 @@ export function loadEverydayRequests7(): RequestLine[] {
   return loadRequestFile("everyday-7.jsonl");
 }
 
+/**
+ * An eighth everyday set on the example config (bench/data/requests/everyday-8.jsonl): 160
+ * requests, 16 that nothing serves, a third of them phrased as an agent searching for a tool,
+ * written by a helper shown only the 40 tools' names and one-line descriptions after the eleventh
+ * round's first changes had landed, and measured on the build before that round and on the
+ * round's last, both halves, before any change made after it was written.
+ */
+export function loadEverydayRequests8(): RequestLine[] {
+  return loadRequestFile("everyday-8.jsonl");
+}
+
 const ExampleServer = z.object({
   description: z.string().optional(),
   tags: z.array(z.string()).optional(),
