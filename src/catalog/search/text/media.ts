@@ -5,11 +5,9 @@
 // (".ts" is video/mp2t, not TypeScript), and an extension whose types disagree on the top level
 // (".mp4": application/mp4 and video/mp4) says nothing.
 import { createRequire } from "node:module";
-import { z } from "zod";
 
 const KINDS = new Set(["image", "audio"]);
 
-const MimeDb = z.record(z.string(), z.object({ extensions: z.array(z.string()).optional() }).passthrough());
 
 let byExtension: Map<string, string> | undefined;
 
@@ -17,15 +15,20 @@ function table(): Map<string, string> {
   if (byExtension) return byExtension;
   const out = new Map<string, string>();
   const clash = new Set<string>();
-  let db: z.infer<typeof MimeDb> = {};
+  let db: unknown;
   try {
-    db = MimeDb.parse(createRequire(import.meta.url)("mime-db"));
+    db = createRequire(import.meta.url)("mime-db");
   } catch {
     // A broken install degrades to no media kinds, as WordNet's absence degrades to no relations.
   }
-  for (const [type, info] of Object.entries(db)) {
+  // The registry's shape is checked field by field (a schema library's parse of 2,500 entries
+  // cost more than the rest of the table).
+  for (const [type, info] of Object.entries(typeof db === "object" && db !== null ? db : {})) {
     const top = type.slice(0, type.indexOf("/"));
-    for (const ext of info.extensions ?? []) {
+    const extensions: unknown = typeof info === "object" && info !== null ? (info as { extensions?: unknown }).extensions : undefined;
+    if (!Array.isArray(extensions)) continue;
+    for (const ext of extensions) {
+      if (typeof ext !== "string") continue;
       const seen = out.get(ext);
       if (seen === undefined && !clash.has(ext)) out.set(ext, top);
       else if (seen !== undefined && seen !== top) {
