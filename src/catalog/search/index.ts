@@ -25,7 +25,7 @@ import { fileReferences, foldText, indexTerms, MAX_QUERY_TERMS, namesFolder, pro
 import { truncateUtf8 } from "../../util/text.js";
 import { Vocabulary } from "./vocabulary.js";
 import { addTo, removeFrom } from "../../util/multimap.js";
-import { ActionIndex, directObject, isDeprecated, isQuestion, queryActions, replacementOf, toldVerbs, type QueryAction, defaultQuantity, requestQuantity, severalPlurals, toolActions, toolTakesSeveral } from "./signals/index.js";
+import { ActionIndex, directObject, isDeprecated, isQuestion, queryActions, replacementOf, requestVerbs, type QueryAction, defaultQuantity, requestQuantity, severalPlurals, toolActions, toolTakesSeveral } from "./signals/index.js";
 
 export interface RankedMatch {
   entry: CatalogEntry;
@@ -577,7 +577,8 @@ export class SearchIndex {
     const query = SCORER.shellCommands ? readCommands(said, this.knowsWord) : said;
     const filter = opts.filter;
     const prefer = opts.prefer;
-    const actions = queryActions(query);
+    const verbs = requestVerbs(query);
+    const actions = verbs.actions;
     const queryTerms = this.withImpliedTerms(withPhrasalVerbs(searchTerms(query), actions), query);
     const concepts = conceptsOf(queryTerms);
     const terms = concepts.map((c) => c[0] as Term);
@@ -597,7 +598,7 @@ export class SearchIndex {
       // server's total is applied once at the end, not once per term.
       const reach = new Map<string, number>();
       // A verb that tells of something done ("when I *created* it") is not what a tool's name should hold.
-      const told = SCORER.nameWeight > 0 ? toldVerbs(query) : undefined;
+      const told = SCORER.nameWeight > 0 ? verbs.told : undefined;
       // The bits of the request's own (not implied) terms accumulated so far.
       let ownLo = 0;
       let ownHi = 0;
@@ -1038,13 +1039,14 @@ export class SearchIndex {
       out = [...out, forTools ? { word, stem, implied: weight, impliedForTools: true } : { word, stem, implied: weight }];
     };
     const unknownWord = (word: string): boolean => !this.vocab.has(stemWord(word)) && !this.vocab.has(word);
+    const files = fileReferences(query);
     // The names as said (properNameMentions), read once: their words for "entity", the mentions for "relation".
     const mentions = properNameMentions(query);
     const unknown = [...new Set(mentions.flatMap((m) => m.words))].filter(unknownWord);
     if (unknown.length > 0) {
       // A name is a value: "Bob" is someone, not a float or a haircut (its sense-mates), nor "box" (a typo).
       if (SCORER.properNamesAsValues) out = out.map((t): Term => (unknown.includes(t.word) ? { ...t, value: true } : t));
-      if (fileReferences(query).length === 0) {
+      if (files.length === 0) {
         imply("entity", ENTITY_STEM, SCORER.namedEntityWeight, false);
         // Two named things, not a list of them: what is said is how they relate (relation extraction's unit).
         const named = mentions.filter((m) => m.words.some(unknownWord));
@@ -1055,7 +1057,7 @@ export class SearchIndex {
     if (namesFolder(query)) imply("directory", DIRECTORY_STEM, SCORER.folderWeight, true);
     if (SCORER.askedAttributeWeight > 0) for (const noun of askedAttributes(query)) imply(noun, stemWord(noun), SCORER.askedAttributeWeight, true);
     if (SCORER.mediaWeight > 0) {
-      for (const ref of fileReferences(query)) {
+      for (const ref of files) {
         const ext = ref.extensionWords.at(-1);
         const kind = ref.isFile && ext !== undefined ? mediaKindOf(ext) : undefined;
         if (kind !== undefined) imply(kind, stemWord(kind), SCORER.mediaWeight, true);

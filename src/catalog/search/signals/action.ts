@@ -140,17 +140,7 @@ function told(word: string, lemma: string, after: string, question: boolean): bo
 
 /** The request's verbs that tell of something done (see `told`): no action, and no word a tool's name should hold. */
 export function toldVerbs(query: string): Set<string> {
-  const out = new Set<string>();
-  const question = isQuestion(query);
-  let prev = "";
-  for (const w of proseWords(query)) {
-    const after = prev;
-    prev = w;
-    if (w.length < 2 || isStopword(w) || DETERMINERS.has(after)) continue;
-    const lemma = verbOf(w)?.lemma;
-    if (lemma !== undefined && told(w, lemma, after, question)) out.add(w);
-  }
-  return out;
+  return requestVerbs(query).told;
 }
 
 /** Whether a request asks to learn something rather than to have something done. */
@@ -188,7 +178,18 @@ export function directObject(query: string): string | undefined {
  * when it is one, the others at ACTION.laterVerb.
  */
 export function queryActions(query: string): QueryAction[] {
+  return requestVerbs(query).actions;
+}
+
+/** A request's verbs, read once: its actions (queryActions) and the verbs that tell (toldVerbs). */
+export interface RequestVerbs {
+  actions: QueryAction[];
+  told: Set<string>;
+}
+
+export function requestVerbs(query: string): RequestVerbs {
   const out: QueryAction[] = [];
+  const toldWords = new Set<string>();
   let prev = "";
   let first = true;
   // A verb that tells of something done is no action (see `told`); a path's words are none.
@@ -204,6 +205,9 @@ export function queryActions(query: string): QueryAction[] {
     if (DETERMINERS.has(after)) continue;
     const single = verbOf(w);
     if (!single) continue;
+    const tells = told(w, single.lemma, after, question);
+    if (tells) toldWords.add(w);
+    if (out.length >= 8) continue; // past eight actions only the verbs that tell are still read
     // A phrasal verb says what the verb alone does not: "look *at*" views, "look *for*" searches.
     const found = ACTION.phrasal ? wordnet.phrasalVerbSenses(w, all.slice(i + 1, i + 3), ACTION.senses) : undefined;
     // Only a phrasal verb with a software reading replaces the verb: one of its synonyms is in a
@@ -219,9 +223,8 @@ export function queryActions(query: string): QueryAction[] {
       prev = all[i] as string;
     }
     if (out.some((a) => a.senses.lemma === senses.lemma)) continue;
-    if (told(w, single.lemma, after, question)) continue;
+    if (tells) continue;
     out.push({ word: w, weight: leading ? 1 : ACTION.laterVerb, leading, senses, ...(phrasal || negated ? { phrasal: true as const } : {}) });
-    if (out.length >= 8) break;
   }
   // A question seeks to find something out: WordNet's "search" (try to locate or discover) joins
   // its actions, so that among tools its words match alike the one that searches comes first
@@ -230,7 +233,7 @@ export function queryActions(query: string): QueryAction[] {
     const seek = verbOf("search");
     if (seek && !out.some((a) => a.senses.lemma === seek.lemma)) out.push({ word: "search", weight: ACTION.questionSeeks, leading: false, senses: seek });
   }
-  return out;
+  return { actions: out, told: toldWords };
 }
 
 /**
