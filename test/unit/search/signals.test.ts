@@ -297,6 +297,14 @@ describe("what a question asks for, and verbs that tell (askedAttributeWeight, n
     expect(names(files(), "check when I created thesis_final_v3.docx")[0]).not.toBe("files__get_file_info");
   });
 
+  it("gives a question no leading verb: its opener takes the imperative's place", () => {
+    const lead = (q: string): string | undefined => queryActions(q).find((a) => a.leading)?.word;
+    expect(lead("when was report.docx last modified")).toBeUndefined();
+    expect(lead("open report.docx")).toBe("open");
+    ACTION.questionNoLead = false;
+    expect(lead("when was report.docx last modified")).toBe("last");
+  });
+
   it("takes no action, and no name word, from a past tense after its subject", () => {
     expect([...toldVerbs("I saved my resume somewhere, can you find it")]).toEqual(["saved"]);
     expect([...toldVerbs("when was index.html created?")]).toEqual(["created"]);
