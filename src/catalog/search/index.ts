@@ -236,7 +236,7 @@ export const SCORER = {
    * ordering the tools of a server the request's words reach as folderWeight does. 0 turns it off.
    */
   askedAttributeWeight: 0.8,
-  /** Whether a shell command name standing alone is read as its manual's one-line description (text/commands.ts). */
+  /** Whether a shell command a request starts with is read as its manual's one-line description (text/commands.ts). */
   shellCommands: true,
   /**
    * A tool whose annotations say it may destroy (not read-only, destructiveHint not false) scores
@@ -345,9 +345,10 @@ function phraseForm(text: string): string {
   return foldText(truncateUtf8(text, 4096)).replace(/[\s_\-./:]+/gu, " ").trim();
 }
 
-/** Weighted, length-normalised term frequencies of one item over the given fields. */
+/** No boilerplate (SCORER.boilerplate off). */
 const EMPTY_KEYS: ReadonlySet<string> = new Set();
 
+/** Weighted, length-normalised term frequencies of one item over the given fields. */
 function weightedTf<T>(item: T, fields: readonly FieldSpec<T>[]): Map<string, number> {
   const tf = new Map<string, number>();
   for (const field of fields) {
@@ -557,13 +558,17 @@ export class SearchIndex {
     return out;
   }
 
-  /** The number of query terms a search uses (0 for an empty or all-stopword query). */
   /** Whether the catalogue holds a word as it is (for readCommands). */
   private readonly knowsWord = (word: string): boolean => this.vocab.has(stemWord(word)) || this.vocab.has(word);
 
+  /** The request as it is ranked: a shell command it starts with read as its manual's line (SCORER.shellCommands). */
+  private readRequest(said: string): string {
+    return SCORER.shellCommands ? readCommands(said, this.knowsWord) : said;
+  }
+
+  /** The number of query terms a search uses (0 for an empty or all-stopword query). */
   termCount(said: string): number {
-    const query = SCORER.shellCommands ? readCommands(said, this.knowsWord) : said;
-    return conceptsOf(searchTerms(query)).length;
+    return conceptsOf(searchTerms(this.readRequest(said))).length;
   }
 
   /** The full ranked list (or the first `maxHits`): best first, ties by namespaced name. */
@@ -574,7 +579,7 @@ export class SearchIndex {
 
   /** Like search, but materialises only the first `limit` matches and reports the total. */
   rank(said: string, opts: RankOptions): Ranking {
-    const query = SCORER.shellCommands ? readCommands(said, this.knowsWord) : said;
+    const query = this.readRequest(said);
     const filter = opts.filter;
     const prefer = opts.prefer;
     const verbs = requestVerbs(query);
@@ -908,7 +913,7 @@ export class SearchIndex {
 
   /** The evidence `rank({explain})` would report for this entry and query (undefined: not indexed). */
   explainEntry(entry: CatalogEntry, said: string): ConceptEvidence[] | undefined {
-    const query = SCORER.shellCommands ? readCommands(said, this.knowsWord) : said;
+    const query = this.readRequest(said);
     for (const id of this.byName.get(entry.namespaced.toLowerCase()) ?? []) {
       if (this.docs[id]?.entry.namespaced === entry.namespaced) {
         const actions = queryActions(query);

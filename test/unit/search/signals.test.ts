@@ -2,7 +2,7 @@
 // coverage, and pins as tie-breakers. Each test fails when its signal is turned off.
 import { afterEach, describe, expect, it } from "vitest";
 import { SCORER, SearchIndex } from "../../../src/catalog/search/index.js";
-import { ACTION, ActionIndex, isQuestion, queryActions, toldVerbs, toolActions } from "../../../src/catalog/search/signals/action.js";
+import { ACTION, ActionIndex, isQuestion, queryActions, requestVerbs, toolActions } from "../../../src/catalog/search/signals/action.js";
 import { askedAttributes } from "../../../src/catalog/search/signals/attribute.js";
 import { readCommands } from "../../../src/catalog/search/text/commands.js";
 import { isDeprecated } from "../../../src/catalog/search/signals/deprecated.js";
@@ -306,9 +306,9 @@ describe("what a question asks for, and verbs that tell (askedAttributeWeight, n
   });
 
   it("takes no action, and no name word, from a past tense after its subject", () => {
-    expect([...toldVerbs("I saved my resume somewhere, can you find it")]).toEqual(["saved"]);
-    expect([...toldVerbs("when was index.html created?")]).toEqual(["created"]);
-    expect([...toldVerbs("save the notes to notes.md")]).toEqual([]);
+    expect([...requestVerbs("I saved my resume somewhere, can you find it").told]).toEqual(["saved"]);
+    expect([...requestVerbs("when was index.html created?").told]).toEqual(["created"]);
+    expect([...requestVerbs("save the notes to notes.md").told]).toEqual([]);
     expect(queryActions("I saved my resume somewhere, can you find it").map((a) => a.senses.lemma)).not.toContain("save");
     ACTION.narrativePast = false;
     expect(queryActions("I saved my resume somewhere, can you find it").map((a) => a.senses.lemma)).toContain("save");

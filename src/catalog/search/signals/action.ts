@@ -138,11 +138,6 @@ function told(word: string, lemma: string, after: string, question: boolean): bo
   return question || (ACTION.narrativePast && SUBJECT_PRONOUNS.has(after));
 }
 
-/** The request's verbs that tell of something done (see `told`): no action, and no word a tool's name should hold. */
-export function toldVerbs(query: string): Set<string> {
-  return requestVerbs(query).told;
-}
-
 /** Whether a request asks to learn something rather than to have something done. */
 export function isQuestion(query: string): boolean {
   for (const w of words(query)) return QUESTION_OPENERS.has(w);
@@ -172,21 +167,23 @@ export function directObject(query: string): string | undefined {
   return undefined;
 }
 
-/**
- * The request's verbs: its content words that WordNet knows as verbs and that do not follow a
- * determiner, the first content word (the imperative's place) at full weight and `leading` set
- * when it is one, the others at ACTION.laterVerb.
- */
+/** The request's actions (requestVerbs). */
 export function queryActions(query: string): QueryAction[] {
   return requestVerbs(query).actions;
 }
 
-/** A request's verbs, read once: its actions (queryActions) and the verbs that tell (toldVerbs). */
+/** A request's verbs, read in one pass. */
 export interface RequestVerbs {
   actions: QueryAction[];
+  /** The verbs that tell of something done (see `told`): no action, and no word a tool's name should hold. */
   told: Set<string>;
 }
 
+/**
+ * The request's verbs: its content words that WordNet knows as verbs and that do not follow a
+ * determiner, the first content word (the imperative's place) at full weight and `leading` set
+ * when it is one, the others at ACTION.laterVerb; and, in the same pass, the verbs that tell.
+ */
 export function requestVerbs(query: string): RequestVerbs {
   const out: QueryAction[] = [];
   const toldWords = new Set<string>();

@@ -26,8 +26,7 @@ export function requestQuantity(query: string): Quantity | undefined {
   const files = new Set<string>();
   for (const ref of fileReferences(query)) if (ref.isFile) files.add(ref.chunk.toLowerCase());
   if (files.size >= 2) return "several";
-  if (files.size === 1) return "one";
-  return undefined;
+  return files.size === 1 ? "one" : undefined;
 }
 
 /**

@@ -8,7 +8,6 @@ import { createRequire } from "node:module";
 
 const KINDS = new Set(["image", "audio"]);
 
-
 let byExtension: Map<string, string> | undefined;
 
 function table(): Map<string, string> {

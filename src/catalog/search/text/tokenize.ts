@@ -340,7 +340,7 @@ function subjectName(word: string, next: string | undefined): boolean {
 }
 
 /** What proseWords puts where a file reference was: no word (one character), so nothing reads across it. */
-export const FILE_PLACE = "\u0000";
+const FILE_PLACE = "\u0000";
 
 /**
  * The words of a text with each file reference as FILE_PLACE ("what's in ~/Downloads?" → what, s,
