@@ -189,6 +189,17 @@ export function loadEverydayRequests8(): RequestLine[] {
   return loadRequestFile("everyday-8.jsonl");
 }
 
+/**
+ * A ninth everyday set on the example config (bench/data/requests/everyday-9.jsonl): 160
+ * requests, 16 that nothing serves, in four registers (terse chat, requests with context, goals
+ * that imply the operation, an agent searching for a tool), written by a helper shown only the 40
+ * tools' names and one-line descriptions at the start of issue 23's twelfth round, and measured
+ * on the round's first build and its last, both halves, before any change made after it was written.
+ */
+export function loadEverydayRequests9(): RequestLine[] {
+  return loadRequestFile("everyday-9.jsonl");
+}
+
 const ExampleServer = z.object({
   description: z.string().optional(),
   tags: z.array(z.string()).optional(),
