@@ -93,7 +93,7 @@ describe("the lazy loop on the example config", () => {
     expect(((await resolve(gw, "what's in ~/Downloads?")).recommendation as Rec).namespaced).toMatch(/^files__list_directory/);
   });
 
-  it("what the words say beyond themselves: a shell command, a file's media type, what a question asks for", async () => {
+  it("what the words say beyond themselves: a shell command, a file's media type, what a question asks for, a verb's sense", async () => {
     const top = async (q: string): Promise<string> => ((await resolve(gw, q)).recommendation as Rec).namespaced;
     // "mkdir" reads as its manual's line (make directories).
     expect(await top("mkdir scratch-e2e")).toBe("files__create_directory");
@@ -102,6 +102,11 @@ describe("the lazy loop on the example config", () => {
     // "how big" asks for a size (WordNet: big → size); "when" for a time, and "I created" tells, it does not ask to create.
     expect(await top("how big is each file in ~/Downloads")).toBe("files__list_directory_with_sizes");
     expect(await top("check when I created thesis_final_v3.docx")).toBe("files__get_file_info");
+    // "somewhere" asks where, as a question does (search_files is for files whose location you don't know);
+    // a request ending in "?" asks to learn (the readers first); "link them" relates (link → relate → relation).
+    expect(await top("somewhere in ~/work there's a docker-compose.override.yml, can you track it down")).toBe("files__search_files");
+    expect(await top('anything in memory about "kubernetes"?')).toBe("memory__search_nodes");
+    expect(await top("Henk works for Bluewave Logistics, link them")).toBe("memory__create_relations");
   });
 
   it("open package.json and show it to me: read_text_file, and the deprecated read_file below it", async () => {

@@ -21,7 +21,7 @@ import { askedAttributes } from "./signals/attribute.js";
 import { synonymsOf } from "./text/lexicon.js";
 import { wordnet } from "./text/wordnet.js";
 import { stem as stemWord } from "./text/stem.js";
-import { fileReferences, foldText, indexTerms, MAX_QUERY_TERMS, namesFolder, properNameMentions, queryTerms as queryTermsOf, searchTerms, type Term } from "./text/tokenize.js";
+import { fileReferences, foldText, indexTerms, MAX_QUERY_TERMS, namesFolder, properNameMentions, queryTerms as queryTermsOf, searchTerms, words, type Term } from "./text/tokenize.js";
 import { truncateUtf8 } from "../../util/text.js";
 import { Vocabulary } from "./vocabulary.js";
 import { addTo, removeFrom } from "../../util/multimap.js";
@@ -102,6 +102,15 @@ export const SCORER = {
    */
   unknownMateWeight: 0.2,
   /**
+   * A noun naming what one of the request word's two most frequent verb senses does, where some
+   * tool's name holds it (text/wordnet.ts verbNominals: "link" → relation, "note" → observation).
+   * Below HELD_WEIGHT: it ranks, it never makes an answer confident on its own. Twelfth round,
+   * tune halves: 0.3 gave the example config +1 hit@1 and +3 hit@5 of 548 with LiveMCPBench and
+   * MCP-Zero unchanged; 0.5 and above cost LiveMCPBench hit@1, and with every catalogue word as a
+   * target (not only names) it cost the example config 5 hit@1. 0 turns it off.
+   */
+  verbNominalWeight: 0.3,
+  /**
    * Whether the sense-mates of a word the catalogue lacks include its verb senses' synonyms
    * ("*note* that Bob prefers tea" → observe → observation): such a verb has no reading in the catalogue for the
    * action signal to agree with, so its synonyms are the only way its action is found there.
@@ -142,6 +151,12 @@ export const SCORER = {
    * an *entity* ... with the observation ...") scores × (1 + objectWeight × the variant's weight).
    */
   objectWeight: 0.3,
+  /**
+   * Whether a named direct object counts as the catalogue's "entity" for objectWeight ("add a new
+   * person called Carol": the tool whose name says *entities*). Twelfth round, tune halves: +2
+   * hit@1 of 548 on the example config, no rank-1 answer lost, LiveMCPBench unchanged.
+   */
+  namedObject: true,
   /**
    * Grammatical number (signals/number.ts): a tool whose name says it takes several things scores
    * × (1 + numberWeight) for a request about several ("read both a.json and b.json") and
@@ -432,6 +447,15 @@ export class SearchIndex {
   private docServer = new Int32Array(0);
   /** Query term -> the stems it reaches; valid until the vocabulary changes (any setServer/removeServer). */
   private readonly variantCache = new Map<string, Variant[]>();
+  /** nameWords, built on first use after a change. */
+  private toolNameStems: Set<string> | undefined;
+  /** The stems of every indexed tool's name (verbNominalWeight's targets). */
+  private get nameWords(): Set<string> {
+    if (this.toolNameStems) return this.toolNameStems;
+    const out = new Set<string>();
+    for (const d of this.docs) if (d) for (const { stem } of d.nameStems) out.add(stem);
+    return (this.toolNameStems = out);
+  }
   /** Per-query score buffers, reused across queries (each query zeroes what it touched). */
   private readonly scratch = new Scratch();
   /** The tools' actions, for action agreement. */
@@ -452,6 +476,7 @@ export class SearchIndex {
     wordnet.warm();
     this.removeServer(server);
     this.variantCache.clear();
+    this.toolNameStems = undefined;
     if (entries.length === 0) return;
     const sid = this.freeServerIds.pop() ?? this.servers.length;
     const docIds: number[] = [];
@@ -518,6 +543,7 @@ export class SearchIndex {
     const sdoc = sid === undefined ? undefined : this.servers[sid];
     if (sid === undefined || !sdoc) return;
     this.variantCache.clear();
+    this.toolNameStems = undefined;
     const gone = new Set(sdoc.docIds);
     const terms = new Set<string>();
     for (const id of sdoc.docIds) for (const term of this.docs[id]?.terms ?? []) terms.add(term);
@@ -730,7 +756,9 @@ export class SearchIndex {
         (named?.has(this.docServer[id] as number) ? 1 + SCORER.serverNameWeight : 1);
       const asWritten = new Set(queryTerms.map((t) => t.word));
       const object = SCORER.objectWeight > 0 ? directObject(query) : undefined;
-      const objectStems = object !== undefined ? this.objectVariants(object) : undefined;
+      let objectStems = object !== undefined ? this.objectVariants(object) : undefined;
+      // A named object is an entity: "add a new person called Carol" adds an entity, whatever a person is.
+      if (SCORER.namedObject && object !== undefined && objectStems && this.objectNamed(query, object)) objectStems = new Map([...objectStems, [ENTITY_STEM, 1]]);
       const quantity = SCORER.numberWeight > 0 ? (SCORER.singularDefault ? defaultQuantity(query, this.plurals) : requestQuantity(query)) : undefined;
       const qPairs = SCORER.pairWeight > 0 ? queryPairs(query, queryTerms, leading) : [];
       const nameFactor = (id: number): number => {
@@ -971,6 +999,22 @@ export class SearchIndex {
     return out;
   }
 
+  /**
+   * Whether the request's direct object is a named thing (SCORER.namedObject): a name the
+   * catalogue does not know itself ("store *Globex* as an organisation"), or a noun that a name
+   * follows by "called" or "named" ("add a new person *called Carol*", the naming construction).
+   */
+  private objectNamed(query: string, object: string): boolean {
+    const names = properNameMentions(query).flatMap((m) => m.words).filter((w) => !this.vocab.has(stemWord(w)) && !this.vocab.has(w));
+    if (names.length === 0) return false;
+    if (names.includes(object)) return true;
+    const all = words(query);
+    const at = all.indexOf(object);
+    if (at < 0) return false;
+    const next = all[at + 1];
+    return (next === "called" || next === "named") && names.includes(all[at + 2] ?? "");
+  }
+
   /** The stems one concept reaches: the union of its terms' variants, each at its best weight. */
   private conceptVariants(concept: readonly Term[]): Variant[] {
     if (concept.length === 1) return this.variants(concept[0] as Term);
@@ -1009,6 +1053,15 @@ export class SearchIndex {
     for (const w of wordnet.derivations(term.word)) {
       const s = stemWord(w);
       if (this.vocab.has(s)) put(s, SCORER.derivationWeight);
+    }
+    // What the word's verb senses make, named as a tool's name names its object: "link them" →
+    // relate → relation (create_relations), "note that" → observe → observation. Only a noun some
+    // tool's name holds: a name says what a tool acts on, a description's words drift.
+    if (SCORER.verbNominalWeight > 0) {
+      for (const w of wordnet.verbNominals(term.word)) {
+        const s = stemWord(w);
+        if (this.nameWords.has(s)) put(s, SCORER.verbNominalWeight);
+      }
     }
     // Sense-mates for every word drift ("plus" is fine, most words are not); for a word the
     // catalogue does not hold in any form (its stem, a synonym, a derivation), the catalogue has no

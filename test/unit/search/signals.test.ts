@@ -143,16 +143,19 @@ describe("action agreement", () => {
       ["produce facts to remember about people", "memory__create_entities"],
       ["hunt through what you remember about people", "memory__search_nodes"],
     ];
-    // The verbs' own sense-mates (SCORER.unknownVerbMates: "hunt" → search) would reach the tools'
-    // text: off here, so the only evidence is the server's and the action signal alone decides.
+    // The verbs' own sense-mates (SCORER.unknownVerbMates: "hunt" → search) and the nouns of their
+    // senses (verbNominalWeight: "hunt" → {search, seek} → search) would reach the tools' text: off
+    // here, so the only evidence is the server's and the action signal alone decides.
     const plain = (): SearchIndex => indexOf(memory());
     SCORER.unknownVerbMates = false;
+    SCORER.verbNominalWeight = 0;
     SCORER.actionWeight = 0;
     for (const [q] of requests) expect(new Set(plain().search(q).map((m) => m.score)).size).toBe(1); // all tie on server text
     SCORER.actionWeight = saved.actionWeight;
     const byAction = plain();
     for (const [q, want] of requests) expect(names(byAction, q)[0]).toBe(want);
     SCORER.unknownVerbMates = saved.unknownVerbMates;
+    SCORER.verbNominalWeight = saved.verbNominalWeight;
     // With the sense-mates on, the ranking still picks the same tools.
     for (const [q, want] of requests) expect(names(idx, q)[0]).toBe(want);
   });
@@ -312,6 +315,53 @@ describe("what a question asks for, and verbs that tell (askedAttributeWeight, n
     expect(queryActions("I saved my resume somewhere, can you find it").map((a) => a.senses.lemma)).not.toContain("save");
     ACTION.narrativePast = false;
     expect(queryActions("I saved my resume somewhere, can you find it").map((a) => a.senses.lemma)).toContain("save");
+  });
+});
+
+describe("the twelfth round: place pro-forms, a question mark, a named object, the nouns of a verb's senses", () => {
+  const example = (): SearchIndex => indexEntries(uniqueEntries(loadExampleCatalog()));
+  const top = (q: string): string | undefined => names(example(), q)[0];
+
+  it("reads where and the place pro-forms (somewhere, anywhere …) as asking for a location", () => {
+    expect(askedAttributes("is there something named invoice_2023* somewhere in ~/Documents?")).toEqual(["location"]);
+    expect(askedAttributes("where are all my csvs in ~/data")).toEqual(["location"]);
+    expect(askedAttributes("any .env files anywhere in ~/work?")).toEqual(["location"]);
+    expect(askedAttributes("list ~/work")).toEqual([]);
+    // search_files is the tool "for finding files when you don't know their exact location".
+    expect(top("somewhere in ~/work there's a docker-compose.override.yml, can you track it down")).toBe("files__search_files");
+    SCORER.askedAttributeWeight = 0;
+    expect(top("somewhere in ~/work there's a docker-compose.override.yml, can you track it down")).not.toBe("files__search_files");
+  });
+
+  it("takes a request ending in a question mark for a question, unless its last sentence asks for an act", () => {
+    expect(isQuestion("anything in memory about kubernetes?")).toBe(true);
+    expect(isQuestion("anyone i know who's into rock climbing?")).toBe(true);
+    expect(isQuestion("I lost budget_2024.xlsx, can you track it down?")).toBe(false);
+    expect(isQuestion("Could you show me the tree of ~/work?")).toBe(false);
+    expect(isQuestion("please rename a.txt to b.txt?")).toBe(false);
+    expect(isQuestion("anything in memory about kubernetes")).toBe(false);
+    expect(top('anything in memory about "kubernetes"?')).toBe("memory__search_nodes");
+    ACTION.questionMark = false;
+    expect(isQuestion("anything in memory about kubernetes?")).toBe(false);
+    expect(top('anything in memory about "kubernetes"?')).not.toBe("memory__search_nodes");
+  });
+
+  it("counts a named direct object as an entity (a noun called X, or the name itself)", () => {
+    expect(top("we just kicked off a project called Nimbus, make an entry for it")).toBe("memory__create_entities");
+    SCORER.namedObject = false;
+    expect(top("we just kicked off a project called Nimbus, make an entry for it")).not.toBe("memory__create_entities");
+  });
+
+  it("reaches a tool name's noun through the nouns of the request verb's senses (link → relate → relation)", () => {
+    expect(wordnet.verbNominals("link")).toContain("relation");
+    expect(wordnet.verbNominals("note")).toContain("observation");
+    // Only the two most frequent senses: note's third, {note, take note, observe}, adds nothing new,
+    // and "yoke" (link's fourth sense) is not read.
+    expect(wordnet.verbNominals("link")).not.toContain("yoke");
+    expect(top("Henk works for Bluewave Logistics, link them")).toBe("memory__create_relations");
+    expect(top("link Ana to Acme")).toBe("memory__create_relations");
+    SCORER.verbNominalWeight = 0;
+    expect(top("link Ana to Acme")).not.toBe("memory__create_relations");
   });
 });
 

@@ -23,6 +23,13 @@ type Pos = (typeof POS)[number];
 /** Senses whose derivations count (WordNet orders senses by frequency; rare senses are noise here). */
 const DERIVATION_SENSES = 3;
 
+/**
+ * Verb senses whose synsets' nominalisations count (verbNominals). Measured on the tune halves:
+ * 1 loses "connect"'s second sense {associate, relate, link, connect} (→ relation) and costs 4
+ * hit@1; 3 is no better than 2 (docs/discovery.md, "Ranking, twelfth round").
+ */
+const NOMINAL_SENSES = 2;
+
 /** Morphological detachment rules (WordNet's morphy, without its exception lists). */
 const DETACH: Record<Pos, [string, string][]> = {
   noun: [["s", ""], ["ses", "s"], ["xes", "x"], ["zes", "z"], ["ches", "ch"], ["shes", "sh"], ["men", "man"], ["ies", "y"]],
@@ -171,6 +178,36 @@ export class WordNet {
   }
 
   /**
+   * The nouns that name what the word's verb senses do: for its verb lemmas, the nouns their
+   * NOMINAL_SENSES most frequent synsets link to by a derivation pointer, from any word of the
+   * synset ("link" → {associate, relate, link, connect} → association, relation, connection;
+   * "note" → {note, observe, mention, remark} → observation, mention, remark). Lowercase single
+   * words, sorted, never the word itself.
+   */
+  verbNominals(word: string): readonly string[] {
+    if (!/^[a-z][a-z'-]*$/.test(word) || word.length < 2) return EMPTY;
+    const key = `\u0003${word}`;
+    const hit = this.cache.get(key);
+    if (hit) return hit;
+    const out = new Set<string>();
+    for (const lemma of this.lemmas(word, "verb")) {
+      for (const offset of this.senses(lemma, "verb").slice(0, NOMINAL_SENSES)) {
+        const synset = this.synset("verb", offset);
+        if (!synset) continue;
+        for (const p of synset.pointers) {
+          if (p.symbol !== "+" || p.pos !== "n") continue;
+          const target = this.synset("noun", p.offset);
+          const words = p.target === 0 ? (target?.words ?? []) : [target?.words[p.target - 1] ?? ""];
+          for (const w of words) out.add(w);
+        }
+      }
+    }
+    const result = [...out].filter((w) => w !== word && w.length > 1 && !w.includes("_")).sort();
+    this.cache.set(key, result);
+    return result;
+  }
+
+  /**
    * The word's verb senses: for its first base form that WordNet knows as a verb (morphy: "created"
    * → create), that lemma and the synsets of its `senses` most frequent senses, each with the
    * synsets it points to by hypernym (@), troponym (~) and verb group ($), and the synsets its
@@ -304,6 +341,12 @@ export class WordNet {
   knows(word: string): boolean {
     if (!/^[a-z][a-z'-]*$/.test(word) || word.length < 2) return false;
     return POS.some((pos) => this.lemmas(word, pos).length > 0);
+  }
+
+  /** Whether WordNet knows the word as a noun and as nothing else ("leo", "tom"; not "bob", which bobs). */
+  knowsOnlyAsNoun(word: string): boolean {
+    if (!/^[a-z][a-z'-]*$/.test(word) || word.length < 2) return false;
+    return this.lemmas(word, "noun").length > 0 && POS.every((pos) => pos === "noun" || this.lemmas(word, pos).length === 0);
   }
 
   /** The word's base forms in this part of speech that WordNet knows (the word itself first). */
