@@ -54,6 +54,8 @@ export interface ConceptEvidence {
   known: boolean;
   /** Whether the concept is the request's leading verb (its action, signals/action.ts), not its object. */
   verb?: boolean;
+  /** Whether the concept's words only name a file (Term.fileName): what the request acts on is the file, which the "file" concept stands for. */
+  fileName?: boolean;
 }
 
 export interface SearchOptions {
@@ -967,7 +969,8 @@ export class SearchIndex {
       const first = concept[0] as Term;
       const known = concept.some((t) => !t.value && (this.vocab.has(t.stem) || this.vocab.has(t.word)));
       const verb = leadingVerb !== undefined && concept.some((t) => t.word === leadingVerb);
-      return { word: first.word, stem: first.stem, tool, server: srvWeight, known, ...(verb ? { verb } : {}) };
+      const fileName = concept.every((t) => t.fileName === true);
+      return { word: first.word, stem: first.stem, tool, server: srvWeight, known, ...(verb ? { verb } : {}), ...(fileName ? { fileName } : {}) };
     });
   }
 

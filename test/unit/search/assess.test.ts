@@ -1,7 +1,8 @@
 // resolve's calibrated assessment (src/catalog/search/assess.ts): the server-agreement rule and the
 // calibrated sibling gap, through the real index (ranked and explained as resolve does it).
 import { describe, expect, it } from "vitest";
-import { ASSESS_RULES, SERVER_HELD_MIN, SIBLING_GAP, assessRoute, confidenceFeatures, confidenceOf, modelEligible } from "../../../src/catalog/search/assess.js";
+import { ASSESS_RULES, FILE_NAME_WORDS, SERVER_HELD_MIN, SIBLING_GAP, assessRoute, confidenceFeatures, confidenceOf, contentCoverage, modelEligible } from "../../../src/catalog/search/assess.js";
+import { indexEntries, loadExampleCatalog, uniqueEntries } from "../../../bench/bench-data.js";
 import { CONFIDENCE_MODEL } from "../../../src/catalog/search/index.js";
 import { buildResolveResponse } from "../../../src/catalog/search/responses.js";
 import type { RankedMatch } from "../../../src/catalog/search/index.js";
@@ -145,6 +146,29 @@ describe("positive evidence in the tool's own text", () => {
   it("is met when the tool's own text holds the word", () => {
     const ranking = [match("weather", "alerts", 500, 1), match("weather", "radar", 100, 0), match("other", "x", 50, 0)];
     expect(assessRoute(ranking, 1, 3).status).toBe("confident");
+  });
+});
+
+describe("a file's name is a value, not a content word the tool must hold (FILE_NAME_WORDS)", () => {
+  const example = () => indexEntries(uniqueEntries(loadExampleCatalog()));
+  const status = (q: string): unknown => buildResolveResponse(example(), { query: q }, { revision: REV })["status"];
+
+  it("leaves the words that only name a file out of coverage, and keeps a person's name in", () => {
+    const top = (q: string) => example().rank(q, { limit: 12, explain: true }).matches[0];
+    const rename = top("rename draft.md to final.md");
+    expect(rename?.entry.namespaced).toBe("files__move_file");
+    expect(rename?.evidence?.filter((e) => e.fileName).map((e) => e.word)).toEqual(["draft", "final"]);
+    expect(contentCoverage(rename?.evidence).share).toBeGreaterThanOrEqual(ASSESS_RULES.coverage);
+    expect(status("rename draft.md to final.md")).toBe("confident");
+    // A name that is no file's stays a content word no tool holds.
+    expect(example().rank("delete the entity Zorblax", { limit: 12, explain: true }).matches[0]?.evidence?.find((e) => e.word === "zorblax")?.fileName).toBeUndefined();
+    FILE_NAME_WORDS.counted = true;
+    try {
+      expect(contentCoverage(rename?.evidence).share).toBeLessThan(ASSESS_RULES.coverage);
+      expect(status("rename draft.md to final.md")).not.toBe("confident");
+    } finally {
+      FILE_NAME_WORDS.counted = false;
+    }
   });
 });
 

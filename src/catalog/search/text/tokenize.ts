@@ -78,6 +78,8 @@ export interface Term {
    * as its antonym instead).
    */
   value?: true;
+  /** Whether the word only names a file (a value for that reason: NAMES_AS_VALUES). */
+  fileName?: true;
   /**
    * The phrasal verb this word begins, where WordNet lists one ("*look* at" → look_at) and its
    * synonyms: the ranker reads the word through them rather than through the word's own
@@ -441,7 +443,7 @@ export function searchTerms(text: string): Term[] {
   const named = NAMES_AS_VALUES.on ? files.named : undefined;
   const negated = negatedWords(text);
   const asValue = (w: string): boolean => named?.has(w) === true || negated?.has(w) === true;
-  const terms = named || negated ? queryTerms(text).map((t): Term => (asValue(t.word) ? { ...t, value: true } : t)) : queryTerms(text);
+  const terms = named || negated ? queryTerms(text).map((t): Term => (asValue(t.word) ? { ...t, value: true, ...(named?.has(t.word) === true ? { fileName: true as const } : {}) } : t)) : queryTerms(text);
   for (const word of operatorWords(text)) {
     if (terms.length >= MAX_QUERY_TERMS) break;
     const s = stem(word);
