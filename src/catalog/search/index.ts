@@ -56,6 +56,8 @@ export interface ConceptEvidence {
   verb?: boolean;
   /** Whether the concept's words only name a file (Term.fileName): what the request acts on is the file, which the "file" concept stands for. */
   fileName?: boolean;
+  /** Whether the request quotes the concept's words (Term.quoted). */
+  quoted?: boolean;
 }
 
 export interface SearchOptions {
@@ -970,7 +972,8 @@ export class SearchIndex {
       const known = concept.some((t) => !t.value && (this.vocab.has(t.stem) || this.vocab.has(t.word)));
       const verb = leadingVerb !== undefined && concept.some((t) => t.word === leadingVerb);
       const fileName = concept.every((t) => t.fileName === true);
-      return { word: first.word, stem: first.stem, tool, server: srvWeight, known, ...(verb ? { verb } : {}), ...(fileName ? { fileName } : {}) };
+      const quoted = concept.every((t) => t.quoted === true);
+      return { word: first.word, stem: first.stem, tool, server: srvWeight, known, ...(verb ? { verb } : {}), ...(fileName ? { fileName } : {}), ...(quoted ? { quoted } : {}) };
     });
   }
 

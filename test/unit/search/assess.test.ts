@@ -1,7 +1,7 @@
 // resolve's calibrated assessment (src/catalog/search/assess.ts): the server-agreement rule and the
 // calibrated sibling gap, through the real index (ranked and explained as resolve does it).
 import { describe, expect, it } from "vitest";
-import { ASSESS_RULES, FILE_NAME_WORDS, SERVER_HELD_MIN, SIBLING_GAP, assessRoute, confidenceFeatures, confidenceOf, contentCoverage, modelEligible } from "../../../src/catalog/search/assess.js";
+import { ASSESS_RULES, FILE_NAME_WORDS, QUOTED_WORDS, SERVER_HELD_MIN, SIBLING_GAP, assessRoute, confidenceFeatures, confidenceOf, contentCoverage, modelEligible } from "../../../src/catalog/search/assess.js";
 import { indexEntries, loadExampleCatalog, uniqueEntries } from "../../../bench/bench-data.js";
 import { CONFIDENCE_MODEL } from "../../../src/catalog/search/index.js";
 import { buildResolveResponse } from "../../../src/catalog/search/responses.js";
@@ -168,6 +168,26 @@ describe("a file's name is a value, not a content word the tool must hold (FILE_
       expect(status("rename draft.md to final.md")).not.toBe("confident");
     } finally {
       FILE_NAME_WORDS.counted = false;
+    }
+  });
+});
+
+describe("a quoted word the catalogue does not know is a literal, not a content word (QUOTED_WORDS)", () => {
+  const example = () => indexEntries(uniqueEntries(loadExampleCatalog()));
+  const status = (q: string): unknown => buildResolveResponse(example(), { query: q }, { revision: REV })["status"];
+
+  it("leaves it out of coverage, and ranks as before", () => {
+    const q = 'Create a file hello.txt containing "Hello, world!"';
+    const top = example().rank(q, { limit: 12, explain: true }).matches[0];
+    expect(top?.entry.namespaced).toBe("files__write_file");
+    expect(top?.evidence?.filter((e) => e.quoted).map((e) => e.word)).toEqual(["hello", "world"]);
+    expect(status(q)).toBe("confident");
+    QUOTED_WORDS.counted = true;
+    try {
+      expect(status(q)).not.toBe("confident");
+      expect(example().rank(q, { limit: 1 }).matches[0]?.entry.namespaced).toBe("files__write_file");
+    } finally {
+      QUOTED_WORDS.counted = false;
     }
   });
 });

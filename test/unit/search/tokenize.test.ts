@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fileReferences, foldText, indexTerms, namesFolder, properNameMentions, properNames, queryTerms, searchTerms, tokenize, words, MAX_QUERY_TERMS } from "../../../src/catalog/search/text/tokenize.js";
+import { fileReferences, foldText, indexTerms, namesFolder, properNameMentions, properNames, queryTerms, quotedWords, searchTerms, tokenize, words, MAX_QUERY_TERMS } from "../../../src/catalog/search/text/tokenize.js";
 import { stem } from "../../../src/catalog/search/text/stem.js";
 import { synonymsOf } from "../../../src/catalog/search/text/lexicon.js";
 import { wordnet } from "../../../src/catalog/search/text/wordnet.js";
@@ -239,6 +239,17 @@ describe("proper names (properNames)", () => {
     expect(properNames("Check isn't working for Dana")).toEqual(["dana"]);
     expect(properNames("Reports aren't ready for Dana")).toEqual(["dana"]);
     expect(properNames("Leo reports to Dana")).toEqual(["dana"]);
+  });
+});
+
+describe("quoted words (quotedWords)", () => {
+  it("finds what a request quotes, and no apostrophe opens a quote", () => {
+    expect([...(quotedWords("fix the typo: line 2 says 'recieve', should be 'receive'") ?? [])]).toEqual(["recieve", "receive"]);
+    expect([...(quotedWords('anything in memory about "kubernetes"?') ?? [])]).toEqual(["kubernetes"]);
+    expect([...(quotedWords("Pull up the entity called “Project Falcon”") ?? [])]).toEqual(["project", "falcon"]);
+    expect(quotedWords("don't delete Mike's notes")).toBeUndefined();
+    expect(quotedWords("a 'half open quote")).toBeUndefined();
+    expect(searchTerms("echo back 'testing 123'").find((t) => t.word === "testing")?.quoted).toBe(true);
   });
 });
 

@@ -80,6 +80,8 @@ export interface Term {
   value?: true;
   /** Whether the word only names a file (a value for that reason: NAMES_AS_VALUES). */
   fileName?: true;
+  /** Whether the request quotes the word (quotedWords): a literal it gives, which resolve's coverage does not ask a tool to hold. */
+  quoted?: true;
   /**
    * The phrasal verb this word begins, where WordNet lists one ("*look* at" → look_at) and its
    * synonyms: the ranker reads the word through them rather than through the word's own
@@ -177,6 +179,23 @@ function negatedWords(text: string): Set<string> | undefined {
   let out: Set<string> | undefined;
   for (let i = 1; i < all.length; i++) {
     if (negates(all[i - 1] as string, i >= 2 ? (all[i - 2] as string) : "")) (out ??= new Set()).add(all[i] as string);
+  }
+  return out;
+}
+
+const CLOSING_QUOTE: Readonly<Record<string, string>> = { '"': '"', "“": "”", "'": "'", "‘": "’", "`": "`", "«": "»" };
+
+/**
+ * The words a request quotes ("replace 'recieve' with 'receive'"): a quote opens at a word's
+ * start and closes at a word's end with its own closing mark, so an apostrophe ("don't",
+ * "Mike's") opens nothing. Undefined when it quotes nothing.
+ */
+export function quotedWords(text: string): Set<string> | undefined {
+  let out: Set<string> | undefined;
+  const span = /(^|[\s([{:,=])(["“'‘`«])([^\n]{1,200}?)(["”'’`»])(?=$|[\s)\]}.,;:!?])/gu;
+  for (const m of text.matchAll(span)) {
+    if (CLOSING_QUOTE[m[2] as string] !== m[4]) continue;
+    for (const w of words(m[3] as string)) (out ??= new Set()).add(w);
   }
   return out;
 }
@@ -443,7 +462,9 @@ export function searchTerms(text: string): Term[] {
   const named = NAMES_AS_VALUES.on ? files.named : undefined;
   const negated = negatedWords(text);
   const asValue = (w: string): boolean => named?.has(w) === true || negated?.has(w) === true;
-  const terms = named || negated ? queryTerms(text).map((t): Term => (asValue(t.word) ? { ...t, value: true, ...(named?.has(t.word) === true ? { fileName: true as const } : {}) } : t)) : queryTerms(text);
+  const marked = named || negated ? queryTerms(text).map((t): Term => (asValue(t.word) ? { ...t, value: true, ...(named?.has(t.word) === true ? { fileName: true as const } : {}) } : t)) : queryTerms(text);
+  const quoted = quotedWords(text);
+  const terms = quoted ? marked.map((t): Term => (quoted.has(t.word) ? { ...t, quoted: true } : t)) : marked;
   for (const word of operatorWords(text)) {
     if (terms.length >= MAX_QUERY_TERMS) break;
     const s = stem(word);
