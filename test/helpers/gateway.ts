@@ -106,14 +106,20 @@ export function text(result: CallToolResult): string {
  * on first use). Bounded by attempts, not a clock assertion.
  */
 export async function waitReady(gw: Pick<GatewayClient, "call">, servers: string[], listName = "mcphub_list_servers"): Promise<void> {
+  let byName = new Map<string, { name: string; state: string; catalog?: string; error?: string }>();
+  const usable = (n: string) => byName.get(n)?.state === "ready" || (byName.get(n)?.state === "idle" && byName.get(n)?.catalog !== "none");
   for (let i = 0; i < 600; i++) {
     const d = doc(await gw.call(listName));
-    const byName = new Map((d.servers as { name: string; state: string; catalog?: string }[]).map((s) => [s.name, s]));
-    const usable = (n: string) => byName.get(n)?.state === "ready" || (byName.get(n)?.state === "idle" && byName.get(n)?.catalog !== "none");
+    byName = new Map((d.servers as { name: string; state: string; catalog?: string; error?: string }[]).map((s) => [s.name, s]));
     if (servers.every(usable)) return;
     await new Promise((r) => setTimeout(r, 50));
   }
-  throw new Error(`servers not ready: ${servers.join(", ")}`);
+  // Say which servers and why (a missing bubblewrap, say), not only that they are not ready.
+  const why = servers.filter((n) => !usable(n)).map((n) => {
+    const s = byName.get(n);
+    return s ? `${n} (${s.state}${s.error ? `: ${s.error}` : ""})` : `${n} (not listed)`;
+  });
+  throw new Error(`servers not ready: ${why.join("; ")}`);
 }
 
 /** Polls `check` until it holds (bounded by attempts); for events in other processes. */
