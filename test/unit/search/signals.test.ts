@@ -355,6 +355,10 @@ describe("the twelfth round: place pro-forms, a question mark, a named object, t
   it("reaches a tool name's noun through the nouns of the request verb's senses (link → relate → relation)", () => {
     expect(wordnet.verbNominals("link")).toContain("relation");
     expect(wordnet.verbNominals("note")).toContain("observation");
+    // One cache, no shared entries: what "long" makes as a verb is not the attribute it measures.
+    expect(wordnet.verbNominals("long")).not.toContain("length");
+    expect(wordnet.attributesOf("long")).toContain("length");
+    expect(wordnet.verbNominals("long")).not.toContain("length");
     // Only the two most frequent senses: note's third, {note, take note, observe}, adds nothing new,
     // and "yoke" (link's fourth sense) is not read.
     expect(wordnet.verbNominals("link")).not.toContain("yoke");

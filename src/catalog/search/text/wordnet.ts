@@ -121,6 +121,11 @@ export class WordNet {
   private readonly index = new Map<Pos, DictFile | null>();
   private readonly data = new Map<Pos, DictFile | null>();
   private readonly synsets = new LRUCache<string, Synset>({ max: 4096 });
+  /**
+   * Word lists by what was asked, one cache: derivations under the word itself, and the others
+   * under a control character first (senseMates \u0001, with verbs \u0002, attributesOf \u0003,
+   * verbNominals \u0004), so that no two questions about one word share an entry.
+   */
   private readonly cache = new LRUCache<string, readonly string[]>({ max: 8192 });
   private readonly verbCache = new LRUCache<string, VerbSenses | false>({ max: 8192 });
   private warmed = false;
@@ -186,7 +191,7 @@ export class WordNet {
    */
   verbNominals(word: string): readonly string[] {
     if (!/^[a-z][a-z'-]*$/.test(word) || word.length < 2) return EMPTY;
-    const key = `\u0003${word}`;
+    const key = `\u0004${word}`;
     const hit = this.cache.get(key);
     if (hit) return hit;
     const out = new Set<string>();
