@@ -7,8 +7,8 @@
 //
 //   covered   the query's content words (generic.ts drops words such as find/get/list/show that
 //             say "return something" without saying what; a file's name and a quoted word are
-//             values: FILE_NAME_WORDS, QUOTED_WORDS) are found in the recommended tool's own text or its server's, as the
-//             word itself or a synonym, for at least COVERAGE of them
+//             values: FILE_NAME_WORDS, QUOTED_WORDS) are found in the recommended tool's own
+//             text or its server's, as the word itself or a synonym, for at least COVERAGE of them
 //   server    the recommended tool's server text (its name, description, use_when, tags and the
 //             names of its tools) holds at least SERVER_HELD_MIN of those content words too: the
 //             tool's own text and its server's text agree that the request is in that server's
