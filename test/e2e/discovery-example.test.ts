@@ -4,7 +4,7 @@
 // server. The requests are written for these servers' capabilities, not taken from a benchmark.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { doc, startGateway, tempHome, waitReady, type GatewayClient, type TempHome } from "../helpers/gateway.js";
-import { exampleConfig } from "../helpers/example.js";
+import { exampleConfig, exampleSandboxed } from "../helpers/example.js";
 import { checkResolveContract } from "../helpers/resolve-contract.js";
 
 /** Request -> the tools a person would accept as the first answer. */
@@ -32,7 +32,7 @@ describe("discovery on the example config", () => {
   let gw: GatewayClient;
   beforeAll(async () => {
     home = tempHome();
-    gw = await startGateway(home, exampleConfig(home));
+    gw = await startGateway(home, exampleConfig(home, { sandboxed: await exampleSandboxed() }));
     await waitReady(gw, ["everything", "memory", "files"]);
   });
   afterAll(async () => {

@@ -6,7 +6,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { doc, FIXTURES, startGateway, tempHome, text, waitReady, type GatewayClient, type TempHome } from "../helpers/gateway.js";
-import { exampleConfig, exampleConfigObject } from "../helpers/example.js";
+import { exampleConfig, exampleConfigObject, exampleSandboxed } from "../helpers/example.js";
 import { checkResolveContract } from "../helpers/resolve-contract.js";
 
 type Doc = Record<string, unknown>;
@@ -42,7 +42,7 @@ describe("the lazy loop on the example config", () => {
   let gw: GatewayClient;
   beforeAll(async () => {
     home = tempHome("mcphub-lazy-loop-");
-    gw = await startGateway(home, exampleConfig(home));
+    gw = await startGateway(home, exampleConfig(home, { sandboxed: await exampleSandboxed() }));
     await waitReady(gw, ["everything", "memory", "files"]);
   });
   afterAll(async () => {
@@ -195,7 +195,7 @@ describe("failure-aware routing", () => {
   let configPath: string;
   beforeAll(async () => {
     home = tempHome("mcphub-lazy-down-");
-    const config = exampleConfigObject(home);
+    const config = exampleConfigObject(home, { sandboxed: await exampleSandboxed() });
     // files without any routing metadata: its summary is derived from its tools.
     const files = config.servers["files"] as Record<string, unknown>;
     for (const key of ["description", "tags", "use_when"]) delete files[key];
