@@ -364,7 +364,10 @@ describe("the twelfth round: place pro-forms, a question mark, a named object, t
     expect(wordnet.verbNominals("link")).not.toContain("yoke");
     expect(top("Henk works for Bluewave Logistics, link them")).toBe("memory__create_relations");
     expect(top("link Ana to Acme")).toBe("memory__create_relations");
+    // A noun reaches it through its verb: connection → connect → relate → relation.
+    expect(top("jules and marcus split up :( take out the married-to connection")).toBe("memory__delete_relations");
     SCORER.verbNominalWeight = 0;
+    expect(top("jules and marcus split up :( take out the married-to connection")).not.toBe("memory__delete_relations");
     expect(top("link Ana to Acme")).not.toBe("memory__create_relations");
   });
 });
