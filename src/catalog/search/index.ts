@@ -111,9 +111,9 @@ export const SCORER = {
    * Below HELD_WEIGHT: it ranks, it never makes an answer confident on its own. Twelfth round,
    * tune halves: 0.3 gave the example config +1 hit@1 and +3 hit@5 of 548 with LiveMCPBench and
    * MCP-Zero unchanged; 0.5 and above cost LiveMCPBench hit@1, and with every catalogue word as a
-   * target (not only names) it cost the example config 5 hit@1. Read through the word's
-   * derivations too (connection → connect → relation): +1 hit@1 and +1 hit@5 more, + MCP-Zero's
-   * natural check half +1 hit@1. 0 turns it off.
+   * target (not only names) it cost the example config 5 hit@1. Read through the derivations of
+   * a word the catalogue lacks too (connection → connect → relation): +1 hit@1 and +1 hit@5 more.
+   * 0 turns it off.
    */
   verbNominalWeight: 0.3,
   /**
@@ -1064,11 +1064,13 @@ export class SearchIndex {
       if (this.vocab.has(s)) put(s, SCORER.derivationWeight);
     }
     // What the word's verb senses make, named as a tool's name names its object: "link them" →
-    // relate → relation (create_relations), "note that" → observe → observation; a noun through
-    // its verb ("the married-to *connection*" → connect → relation). Only a noun some tool's name
-    // holds: a name says what a tool acts on, a description's words drift.
+    // relate → relation (create_relations), "note that" → observe → observation; for a word the
+    // catalogue holds in no form, a noun through its verb too ("the married-to *connection*" →
+    // connect → relation; for every word it cost ~1.5 ms more a search at 2,797 tools). Only a
+    // noun some tool's name holds: a name says what a tool acts on, a description's words drift.
     if (SCORER.verbNominalWeight > 0) {
-      for (const f of [term.word, ...wordnet.derivations(term.word)]) for (const w of wordnet.verbNominals(f)) {
+      const through = this.vocab.has(term.stem) || this.vocab.has(term.word) ? [] : wordnet.derivations(term.word);
+      for (const f of [term.word, ...through]) for (const w of wordnet.verbNominals(f)) {
         const s = stemWord(w);
         if (this.nameWords.has(s)) put(s, SCORER.verbNominalWeight);
       }
