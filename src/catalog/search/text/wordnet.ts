@@ -139,12 +139,27 @@ export class WordNet {
 
   /** The word's derivations (lowercase single words, sorted, never the word itself). */
   derivations(word: string): readonly string[] {
+    return this.memo(word, "", () => this.compute(word));
+  }
+
+  /**
+   * A word list from `cache` under `prefix` + word, computed once (see `cache`); the empty list for
+   * a string that is no lowercase word of two or more letters.
+   */
+  private memo(word: string, prefix: string, compute: () => readonly string[]): readonly string[] {
     if (!/^[a-z][a-z'-]*$/.test(word) || word.length < 2) return EMPTY;
-    const hit = this.cache.get(word);
+    const key = prefix + word;
+    const hit = this.cache.get(key);
     if (hit) return hit;
-    const out = this.compute(word);
-    this.cache.set(word, out);
+    const out = compute();
+    this.cache.set(key, out);
     return out;
+  }
+
+  /** The words a pointer points at: the whole target synset's, or the one word of a lexical pointer. */
+  private pointedWords(p: Synset["pointers"][number], pos: Pos): readonly string[] {
+    const target = this.synset(pos, p.offset);
+    return p.target === 0 ? (target?.words ?? []) : [target?.words[p.target - 1] ?? ""];
   }
 
   /**
@@ -156,10 +171,10 @@ export class WordNet {
    * signals/action.ts); index.ts asks for them only for a word the catalogue holds in no form.
    */
   senseMates(word: string, verbs = false): readonly string[] {
-    if (!/^[a-z][a-z'-]*$/.test(word) || word.length < 2) return EMPTY;
-    const key = `${verbs ? "\u0002" : "\u0001"}${word}`;
-    const hit = this.cache.get(key);
-    if (hit) return hit;
+    return this.memo(word, verbs ? "\u0002" : "\u0001", () => this.computeSenseMates(word, verbs));
+  }
+
+  private computeSenseMates(word: string, verbs: boolean): readonly string[] {
     const out = new Set<string>();
     for (const pos of verbs ? (["noun", "verb", "adj", "adv"] as const) : (["noun", "adj", "adv"] as const)) {
       for (const lemma of this.lemmas(word, pos)) {
@@ -169,17 +184,13 @@ export class WordNet {
           for (const w of synset.words) out.add(w);
           for (const p of synset.pointers) {
             if (p.symbol !== "+" && p.symbol !== "\\" && p.symbol !== "=") continue;
-            const target = this.synset(POS_OF_LETTER[p.pos] ?? "noun", p.offset);
-            const words = p.target === 0 ? (target?.words ?? []) : [target?.words[p.target - 1] ?? ""];
-            for (const w of words) out.add(w);
+            for (const w of this.pointedWords(p, POS_OF_LETTER[p.pos] ?? "noun")) out.add(w);
           }
         }
       }
     }
     const own = new Set(this.derivations(word));
-    const result = [...out].filter((w) => w !== word && !own.has(w) && w.length > 1 && !w.includes("_")).sort();
-    this.cache.set(key, result);
-    return result;
+    return [...out].filter((w) => w !== word && !own.has(w) && w.length > 1 && !w.includes("_")).sort();
   }
 
   /**
@@ -190,10 +201,10 @@ export class WordNet {
    * words, sorted, never the word itself.
    */
   verbNominals(word: string): readonly string[] {
-    if (!/^[a-z][a-z'-]*$/.test(word) || word.length < 2) return EMPTY;
-    const key = `\u0004${word}`;
-    const hit = this.cache.get(key);
-    if (hit) return hit;
+    return this.memo(word, "\u0004", () => this.computeVerbNominals(word));
+  }
+
+  private computeVerbNominals(word: string): readonly string[] {
     const out = new Set<string>();
     for (const lemma of this.lemmas(word, "verb")) {
       for (const offset of this.senses(lemma, "verb").slice(0, NOMINAL_SENSES)) {
@@ -201,15 +212,11 @@ export class WordNet {
         if (!synset) continue;
         for (const p of synset.pointers) {
           if (p.symbol !== "+" || p.pos !== "n") continue;
-          const target = this.synset("noun", p.offset);
-          const words = p.target === 0 ? (target?.words ?? []) : [target?.words[p.target - 1] ?? ""];
-          for (const w of words) out.add(w);
+          for (const w of this.pointedWords(p, "noun")) out.add(w);
         }
       }
     }
-    const result = [...out].filter((w) => w !== word && w.length > 1 && !w.includes("_")).sort();
-    this.cache.set(key, result);
-    return result;
+    return [...out].filter((w) => w !== word && w.length > 1 && !w.includes("_")).sort();
   }
 
   /**
@@ -324,10 +331,10 @@ export class WordNet {
    * DERIVATION_SENSES senses: big → size, old → age, long → length. Lowercase single words, sorted.
    */
   attributesOf(adjective: string): readonly string[] {
-    if (!/^[a-z][a-z'-]*$/.test(adjective) || adjective.length < 2) return EMPTY;
-    const key = `\u0003${adjective}`;
-    const hit = this.cache.get(key);
-    if (hit) return hit;
+    return this.memo(adjective, "\u0003", () => this.computeAttributes(adjective));
+  }
+
+  private computeAttributes(adjective: string): readonly string[] {
     const out = new Set<string>();
     for (const lemma of this.lemmas(adjective, "adj")) {
       for (const offset of this.senses(lemma, "adj").slice(0, DERIVATION_SENSES)) {
@@ -337,9 +344,7 @@ export class WordNet {
         }
       }
     }
-    const result = [...out].sort();
-    this.cache.set(key, result);
-    return result;
+    return [...out].sort();
   }
 
   /** Whether WordNet knows the word (lowercase, any part of speech, or a base form of it: "owns" → own). */
