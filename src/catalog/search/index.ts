@@ -21,7 +21,7 @@ import { askedAttributes } from "./signals/attribute.js";
 import { synonymsOf } from "./text/lexicon.js";
 import { wordnet } from "./text/wordnet.js";
 import { stem as stemWord } from "./text/stem.js";
-import { fileReferences, foldText, indexTerms, MAX_QUERY_TERMS, namesFolder, properNameMentions, queryTerms as queryTermsOf, searchTerms, words, type Term } from "./text/tokenize.js";
+import { fileReferences, foldText, indexTerms, MAX_QUERY_TERMS, namesFolder, properNameMentions, queryTerms as queryTermsOf, searchTerms, words, type NameMention, type Term } from "./text/tokenize.js";
 import { truncateUtf8 } from "../../util/text.js";
 import { Vocabulary } from "./vocabulary.js";
 import { addTo, removeFrom } from "../../util/multimap.js";
@@ -617,7 +617,8 @@ export class SearchIndex {
     const prefer = opts.prefer;
     const verbs = requestVerbs(query);
     const actions = verbs.actions;
-    const queryTerms = this.withImpliedTerms(withPhrasalVerbs(searchTerms(query), actions), query);
+    const names = this.namesSaid(query);
+    const queryTerms = this.withImpliedTerms(withPhrasalVerbs(searchTerms(query), actions), query, names);
     const concepts = conceptsOf(queryTerms);
     const terms = concepts.map((c) => c[0] as Term);
     const exact = this.exactNameHits(query, filter);
@@ -765,7 +766,7 @@ export class SearchIndex {
       const object = SCORER.objectWeight > 0 ? directObject(query) : undefined;
       let objectStems = object !== undefined ? this.objectVariants(object) : undefined;
       // A named object is an entity: "add a new person called Carol" adds an entity, whatever a person is.
-      if (SCORER.namedObject && object !== undefined && objectStems && this.objectNamed(query, object)) objectStems = new Map([...objectStems, [ENTITY_STEM, 1]]);
+      if (SCORER.namedObject && object !== undefined && objectStems && objectNamed(query, object, names.unknown)) objectStems = new Map([...objectStems, [ENTITY_STEM, 1]]);
       const quantity = SCORER.numberWeight > 0 ? (SCORER.singularDefault ? defaultQuantity(query, this.plurals) : requestQuantity(query)) : undefined;
       const qPairs = SCORER.pairWeight > 0 ? queryPairs(query, queryTerms, leading) : [];
       const nameFactor = (id: number): number => {
@@ -1008,20 +1009,11 @@ export class SearchIndex {
     return out;
   }
 
-  /**
-   * Whether the request's direct object is a named thing (SCORER.namedObject): a name the
-   * catalogue does not know itself ("store *Globex* as an organisation"), or a noun that a name
-   * follows by "called" or "named" ("add a new person *called Carol*", the naming construction).
-   */
-  private objectNamed(query: string, object: string): boolean {
-    const names = properNameMentions(query).flatMap((m) => m.words).filter((w) => !this.vocab.has(stemWord(w)) && !this.vocab.has(w));
-    if (names.length === 0) return false;
-    if (names.includes(object)) return true;
-    const all = words(query);
-    const at = all.indexOf(object);
-    if (at < 0) return false;
-    const next = all[at + 1];
-    return (next === "called" || next === "named") && names.includes(all[at + 2] ?? "");
+  /** The names a request says (properNameMentions), read once a query: the mentions, and their words the catalogue does not know. */
+  private namesSaid(query: string): NamesSaid {
+    const mentions = properNameMentions(query);
+    const unknown = [...new Set(mentions.flatMap((m) => m.words))].filter((w) => !this.vocab.has(stemWord(w)) && !this.vocab.has(w));
+    return { mentions, unknown };
   }
 
   /** The stems one concept reaches: the union of its terms' variants, each at its best weight. */
@@ -1101,7 +1093,7 @@ export class SearchIndex {
    * such things, not as a list (namedRelationWeight); "directory" when it names a folder
    * (folderWeight). Each only where the catalogue holds the word and the request does not say it.
    */
-  private withImpliedTerms(terms: Term[], query: string): Term[] {
+  private withImpliedTerms(terms: Term[], query: string, names: NamesSaid): Term[] {
     if (terms.length === 0) return terms;
     let out = terms;
     const imply = (word: string, stem: string, weight: number, forTools: boolean): void => {
@@ -1110,9 +1102,8 @@ export class SearchIndex {
     };
     const unknownWord = (word: string): boolean => !this.vocab.has(stemWord(word)) && !this.vocab.has(word);
     const files = fileReferences(query);
-    // The names as said (properNameMentions), read once: their words for "entity", the mentions for "relation".
-    const mentions = properNameMentions(query);
-    const unknown = [...new Set(mentions.flatMap((m) => m.words))].filter(unknownWord);
+    // The names as said: their words for "entity", the mentions for "relation".
+    const { mentions, unknown } = names;
     if (unknown.length > 0) {
       // A name is a value: "Bob" is someone, not a float or a haircut (its sense-mates), nor "box" (a typo).
       if (SCORER.properNamesAsValues) out = out.map((t): Term => (unknown.includes(t.word) ? { ...t, value: true } : t));
@@ -1185,6 +1176,27 @@ export class SearchIndex {
     if (` ${p.text} `.includes(padded)) return PHRASE.inText;
     return 0;
   }
+}
+
+/** The names a request says: each mention, and the words of them the catalogue does not know. */
+interface NamesSaid {
+  mentions: NameMention[];
+  unknown: string[];
+}
+
+/**
+ * Whether the request's direct object is a named thing (SCORER.namedObject): a name the
+ * catalogue does not know itself ("store *Globex* as an organisation"), or a noun that a name
+ * follows by "called" or "named" ("add a new person *called Carol*", the naming construction).
+ */
+function objectNamed(query: string, object: string, unknownNames: readonly string[]): boolean {
+  if (unknownNames.length === 0) return false;
+  if (unknownNames.includes(object)) return true;
+  const all = words(query);
+  const at = all.indexOf(object);
+  if (at < 0) return false;
+  const next = all[at + 1];
+  return (next === "called" || next === "named") && unknownNames.includes(all[at + 2] ?? "");
 }
 
 /** Adjacent stem pairs of a text's index terms ("last modified time" → "last modifi", "modifi time"). */
