@@ -729,7 +729,9 @@ export class SearchIndex {
       const name = (id: number): string => (this.docs[id] as Doc).entry.namespaced;
       // Exact names first, then score descending, then pins, then the least harmful effect, then namespaced name.
       const preferred = (id: number): boolean => prefer !== undefined && prefer((this.docs[id] as Doc).entry);
-      const harm = isQuestion(query) ? EFFECT_ORDER.question : EFFECT_ORDER.request;
+      // Read once: since the question mark counts (ACTION.questionMark) it splits the request into sentences.
+      const question = isQuestion(query);
+      const harm = question ? EFFECT_ORDER.question : EFFECT_ORDER.request;
       const before = (a: number, b: number): boolean => {
         if (exact.size > 0) {
           const ea = exact.has(a);
@@ -753,7 +755,7 @@ export class SearchIndex {
       const perHit = nTerms > 0 ? SCORER.coverage / nTerms : 0;
       const scoreOf = (t: number, hits: number, f: number): number => Math.round(SCORER.scale * t * (1 + perHit * hits) * f);
       const prior = (id: number): number => (this.docDeprecated[id] === 1 ? SCORER.deprecatedWeight : 1);
-      const asks = SCORER.questionWeight > 0 && isQuestion(query);
+      const asks = SCORER.questionWeight > 0 && question;
       const named = SCORER.serverNameWeight > 0 ? this.namedServers(queryTerms) : undefined;
       const unasked = SCORER.unaskedDestructiveWeight;
       const docFactor = (id: number): number =>
