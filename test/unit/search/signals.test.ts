@@ -222,6 +222,36 @@ describe("named things (SCORER.namedEntityWeight, properNamesAsValues)", () => {
   });
 });
 
+describe("a noun naming a kind of person (SCORER.personNounWeight)", () => {
+  /** A memory server whose text says "person" beside a files server whose text says "facts". */
+  const catalogue = (): SearchIndex =>
+    indexOf([
+      entry({ server: "memory", tool: "search_nodes", description: "Search for nodes in the knowledge graph", serverDescription: "Kept across sessions", useWhen: ["recall what is known about a person"] }),
+      entry({ server: "memory", tool: "read_graph", description: "Read the entire knowledge graph", serverDescription: "Kept across sessions", useWhen: ["recall what is known about a person"] }),
+      entry({ server: "files", tool: "read_text_file", description: "Read a text file", serverDescription: "Read and write files of facts and notes" }),
+      entry({ server: "files", tool: "search_files", description: "Search for files by name", serverDescription: "Read and write files of facts and notes" }),
+    ]);
+
+  it("finds the server whose text holds 'person' for a word WordNet files under noun.person", () => {
+    expect(wordnet.nounFile("dentists")).toBe(18);
+    expect(wordnet.nounFile("restaurant")).not.toBe(18);
+    const q = "any facts about my dentist";
+    expect(names(catalogue(), q)[0]).toMatch(/^memory__/);
+    SCORER.personNounWeight = 0;
+    expect(names(catalogue(), q)[0]).toMatch(/^files__/);
+  });
+
+  it("is no request word and never a match on its own", () => {
+    expect(catalogue().search("any facts about my dentist").flatMap((m) => m.matchedTerms)).not.toContain("person");
+    expect(names(catalogue(), "ring my dentist")).toEqual([]);
+  });
+
+  it("implies nothing for a noun of another kind", () => {
+    SCORER.personNounWeight = 100; // so large that it would decide wherever it applied
+    expect(names(catalogue(), "any facts about my restaurant")[0]).toMatch(/^files__/);
+  });
+});
+
 describe("what names and paths say of the object (SCORER.namedRelationWeight, folderWeight)", () => {
   /** The memory server's relation tools beside the files server's directory tools, and a game server. */
   const catalogue = (): SearchIndex => {

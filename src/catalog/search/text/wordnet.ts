@@ -54,6 +54,8 @@ export interface VerbSenses {
 }
 
 interface Synset {
+  /** The lexicographer file the synset is filed in (WordNet's lexnames: 18 = noun.person). */
+  lexFile: number;
   words: string[];
   pointers: { symbol: string; offset: number; pos: string; source: number; target: number }[];
 }
@@ -124,7 +126,7 @@ export class WordNet {
   /**
    * Word lists by what was asked, one cache: derivations under the word itself, and the others
    * under a control character first (senseMates \u0001, with verbs \u0002, attributesOf \u0003,
-   * verbNominals \u0004), so that no two questions about one word share an entry.
+   * verbNominals \u0004, nounFile \u0005), so that no two questions about one word share an entry.
    */
   private readonly cache = new LRUCache<string, readonly string[]>({ max: 8192 });
   private readonly verbCache = new LRUCache<string, VerbSenses | false>({ max: 8192 });
@@ -347,6 +349,21 @@ export class WordNet {
     return [...out].sort();
   }
 
+  /**
+   * The lexicographer file (WordNet's coarse category of a sense, its "supersense": 18 is
+   * noun.person) of the word's most frequent noun sense, for its first noun base form
+   * ("dentists" → dentist → 18); undefined when WordNet has no noun for it.
+   */
+  nounFile(word: string): number | undefined {
+    const hit = this.memo(word, "\u0005", () => {
+      const lemma = this.lemmas(word, "noun")[0];
+      const first = lemma === undefined ? undefined : this.senses(lemma, "noun")[0];
+      const file = first === undefined ? undefined : this.synset("noun", first)?.lexFile;
+      return file === undefined ? EMPTY : [String(file)];
+    });
+    return hit.length > 0 ? Number(hit[0]) : undefined;
+  }
+
   /** Whether WordNet knows the word (lowercase, any part of speech, or a base form of it: "owns" → own). */
   knows(word: string): boolean {
     if (!/^[a-z][a-z'-]*$/.test(word) || word.length < 2) return false;
@@ -452,7 +469,7 @@ export class WordNet {
       const st = f[at + 3] ?? "0000";
       pointers.push({ symbol: f[at] ?? "", offset: Number(f[at + 1]), pos: f[at + 2] ?? "n", source: parseInt(st.slice(0, 2), 16), target: parseInt(st.slice(2, 4), 16) });
     }
-    const synset = { words, pointers };
+    const synset = { lexFile: Number(f[1]), words, pointers };
     this.synsets.set(key, synset);
     return synset;
   }
