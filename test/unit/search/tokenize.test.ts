@@ -231,14 +231,16 @@ describe("proper names (properNames)", () => {
     expect(properNames("link Zoë to \"Project Falcon\"")).toEqual(["zoe", "project", "falcon"]);
     expect(properNames("list the files")).toEqual([]);
   });
-  it("takes a sentence's first word for a name when WordNet knows it only as a noun and an auxiliary follows", () => {
-    // WordNet holds Leo (the constellation) and Sarah (the matriarch), as nouns only.
+  it("takes a sentence's first word for a name when WordNet knows it only as a noun and a finite verb follows", () => {
+    // WordNet holds Leo (the constellation), Sarah (the matriarch) and Tom (the tomcat), as nouns only.
     expect(properNames("Leo doesn't report to Dana anymore, drop that link")).toEqual(["leo", "dana"]);
     expect(properNames("Sarah isn't Mike's manager anymore")).toEqual(["sarah", "mike"]);
-    // A verb ("Check"), a plural or a word with no auxiliary after it stays a word.
+    expect(properNames("Leo reports to Dana")).toEqual(["leo", "dana"]);
+    expect(properNames("Tom works for Globex, record that")).toEqual(["tom", "globex"]);
+    // A verb ("Check"), a plural or a word with no finite verb after it stays a word.
     expect(properNames("Check isn't working for Dana")).toEqual(["dana"]);
     expect(properNames("Reports aren't ready for Dana")).toEqual(["dana"]);
-    expect(properNames("Leo reports to Dana")).toEqual(["dana"]);
+    expect(properNames("Leo constellation photos for Dana")).toEqual(["dana"]);
   });
 });
 
