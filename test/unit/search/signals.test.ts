@@ -143,12 +143,14 @@ describe("action agreement", () => {
       ["produce facts to remember about people", "memory__create_entities"],
       ["hunt through what you remember about people", "memory__search_nodes"],
     ];
-    // The verbs' own sense-mates (SCORER.unknownVerbMates: "hunt" → search) and the nouns of their
-    // senses (verbNominalWeight: "hunt" → {search, seek} → search) would reach the tools' text: off
-    // here, so the only evidence is the server's and the action signal alone decides.
+    // The verbs' own sense-mates (SCORER.unknownVerbMates: "hunt" → search), the nouns of their
+    // senses (verbNominalWeight: "hunt" → {search, seek} → search) and the tools' actions their
+    // senses hold (actionSynonymWeight) would reach the tools' text: off here, so the only evidence
+    // is the server's and the action signal alone decides.
     const plain = (): SearchIndex => indexOf(memory());
     SCORER.unknownVerbMates = false;
     SCORER.verbNominalWeight = 0;
+    SCORER.actionSynonymWeight = 0;
     SCORER.actionWeight = 0;
     for (const [q] of requests) expect(new Set(plain().search(q).map((m) => m.score)).size).toBe(1); // all tie on server text
     SCORER.actionWeight = saved.actionWeight;
@@ -156,6 +158,7 @@ describe("action agreement", () => {
     for (const [q, want] of requests) expect(names(byAction, q)[0]).toBe(want);
     SCORER.unknownVerbMates = saved.unknownVerbMates;
     SCORER.verbNominalWeight = saved.verbNominalWeight;
+    SCORER.actionSynonymWeight = saved.actionSynonymWeight;
     // With the sense-mates on, the ranking still picks the same tools.
     for (const [q, want] of requests) expect(names(idx, q)[0]).toBe(want);
   });
@@ -219,6 +222,27 @@ describe("named things (SCORER.namedEntityWeight, properNamesAsValues)", () => {
     SCORER.properNamesAsValues = false;
     SCORER.namedEntityWeight = 0;
     expect(names(idx(), "what do you know about Bob?")).toContain("logs__tail_log");
+  });
+});
+
+describe("a verb the catalogue lacks reaching a tool's action (SCORER.actionSynonymWeight)", () => {
+  const catalogue = (): SearchIndex =>
+    indexOf([
+      entry({ server: "everything", tool: "echo", description: "Echoes back the input string", serverDescription: "MCP reference server" }),
+      entry({ server: "everything", tool: "get-sum", description: "Returns the sum of two numbers", serverDescription: "MCP reference server" }),
+    ]);
+
+  it("finds the tool whose action shares a sense of the request's verb (repeat's fourth sense is echo's)", () => {
+    expect(names(catalogue(), "repeat after me: hello there")[0]).toBe("everything__echo");
+    SCORER.actionSynonymWeight = 0;
+    expect(names(catalogue(), "repeat after me: hello there")).toEqual([]);
+  });
+
+  it("reaches only tools' actions, never a noun of their names", () => {
+    // "see" has the verb sense {visualize, see, image}: get-tiny-image's name holds the noun, and no action.
+    const idx = indexOf([entry({ server: "everything", tool: "get-tiny-image", description: "Returns a tiny MCP logo image" })]);
+    SCORER.actionSynonymWeight = 100;
+    expect(idx.search("what can you actually see?").map((m) => m.entry.namespaced)).toEqual([]);
   });
 });
 

@@ -315,6 +315,11 @@ export class ActionIndex {
     }
   }
 
+  /** Whether some indexed tool's action is this lemma. */
+  has(lemma: string): boolean {
+    return this.docs.has(lemma);
+  }
+
   /** The docs of one action lemma. */
   docsOf(lemma: string): ReadonlySet<number> {
     return this.docs.get(lemma) ?? EMPTY_SET;
