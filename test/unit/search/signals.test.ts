@@ -406,6 +406,13 @@ describe("the twelfth round: place pro-forms, a question mark, a named object, t
     expect(top("we just kicked off a project called Nimbus, make an entry for it")).not.toBe("memory__create_entities");
   });
 
+  it("pairs a named object's modifier with 'entity' (a new person called Carol: a new entity)", () => {
+    expect(top("add a new person called Carol to the knowledge graph")).toBe("memory__create_entities");
+    expect(top("add a new project called Apollo to the knowledge graph")).toBe("memory__create_entities");
+    SCORER.namedObjectPairs = false;
+    expect(top("add a new person called Carol to the knowledge graph")).toBe("memory__add_observations");
+  });
+
   it("reaches a tool name's noun through the nouns of the request verb's senses (link → relate → relation)", () => {
     expect(wordnet.verbNominals("link")).toContain("relation");
     expect(wordnet.verbNominals("note")).toContain("observation");
