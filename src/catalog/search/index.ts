@@ -175,12 +175,14 @@ export const SCORER = {
    */
   namedObject: true,
   /**
-   * Whether the named object's modifier pairs with "entity" for term proximity (pairWeight): "add
-   * a *new* person called Carol" says "new entity", which create_entities' text holds and
-   * add_observations' ("Add new observations to existing entities") does not. Thirteenth round,
-   * tune halves: +2 hit@1 of 565 on the example config (the two "add a new X called Y" near ties),
-   * nothing else moved; check halves unchanged. (The same pairs for every reading of any direct
-   * object, not only a named one's entity: +2 on the tune halves, −1 hit@1 on + MCP-Zero's check.)
+   * Whether a named direct object's modifier pairs with what its name says it is, for term
+   * proximity (pairWeight): "add a *new* person called Carol" says "new entity", which
+   * create_entities' text holds and add_observations' ("Add new observations to existing
+   * entities") does not; "make me a *new* hello.py" says "new file" (write_file's "Create a new
+   * file", not edit_file's "Make line-based edits"). Thirteenth round, tune halves: +2 hit@1 of 565
+   * on the example config for the entity (the two "add a new X called Y" near ties) and +1 for the
+   * file, nothing else moved; check halves unchanged. (The same pairs for every reading of any
+   * direct object: +2 on the tune halves, −1 hit@1 on + MCP-Zero's check.)
    */
   namedObjectPairs: true,
   /**
@@ -310,6 +312,8 @@ const RELATION_STEM = stemWord("relation");
 const PERSON_STEM = stemWord("person");
 /** WordNet's lexicographer file of people (lexnames(5): noun.person). */
 const NOUN_PERSON = 18;
+/** The stem of what a file's name names (SCORER.namedObjectPairs). */
+const FILE_STEM = stemWord("file");
 /** The stem a tool's own text says when it works on folders (SCORER.folderWeight). */
 const DIRECTORY_STEM = stemWord("directory");
 
@@ -806,11 +810,13 @@ export class SearchIndex {
       if (namedObject) objectStems = new Map([...(objectStems ?? []), [ENTITY_STEM, 1]]);
       const quantity = SCORER.numberWeight > 0 ? (SCORER.singularDefault ? defaultQuantity(query, this.plurals) : requestQuantity(query)) : undefined;
       const qPairs = SCORER.pairWeight > 0 ? queryPairs(query, queryTerms, leading) : [];
-      // Its modifier then modifies an entity: "a *new* person called Carol" says "new entity", as
-      // create_entities' "Create multiple new entities" does (and add_observations' "new observations" not).
-      if (namedObject && SCORER.pairWeight > 0 && SCORER.namedObjectPairs) {
-        const modifier = modifierOf(query, object as string, leading);
-        if (modifier !== undefined) qPairs.push(`${modifier} ${ENTITY_STEM}`);
+      // Its modifier then modifies what the name says it is: "a *new* person called Carol" says "new
+      // entity", as create_entities' "Create multiple new entities" does (add_observations' "new
+      // observations" does not), and "a *new* hello.py" says "new file" (write_file's "Create a new file").
+      if (object !== undefined && SCORER.pairWeight > 0 && SCORER.namedObjectPairs) {
+        const kind = namedObject ? ENTITY_STEM : fileReferences(query).some((r) => r.isFile && r.nameWords.includes(object)) ? FILE_STEM : undefined;
+        const modifier = kind !== undefined ? modifierOf(query, object, leading) : undefined;
+        if (modifier !== undefined) qPairs.push(`${modifier} ${kind}`);
       }
       const nameFactor = (id: number): number => {
         const doc = this.docs[id] as Doc;

@@ -406,11 +406,14 @@ describe("the twelfth round: place pro-forms, a question mark, a named object, t
     expect(top("we just kicked off a project called Nimbus, make an entry for it")).not.toBe("memory__create_entities");
   });
 
-  it("pairs a named object's modifier with 'entity' (a new person called Carol: a new entity)", () => {
+  it("pairs a named object's modifier with what its name says it is (a new person called Carol: a new entity)", () => {
     expect(top("add a new person called Carol to the knowledge graph")).toBe("memory__create_entities");
     expect(top("add a new project called Apollo to the knowledge graph")).toBe("memory__create_entities");
+    // A file's name names a file: "a new hello.py" is a new file.
+    expect(top("Make me a new hello.py that prints hello world")).toBe("files__write_file");
     SCORER.namedObjectPairs = false;
     expect(top("add a new person called Carol to the knowledge graph")).toBe("memory__add_observations");
+    expect(top("Make me a new hello.py that prints hello world")).toBe("files__edit_file");
   });
 
   it("reaches a tool name's noun through the nouns of the request verb's senses (link → relate → relation)", () => {
