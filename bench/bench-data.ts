@@ -200,6 +200,16 @@ export function loadEverydayRequests9(): RequestLine[] {
   return loadRequestFile("everyday-9.jsonl");
 }
 
+/**
+ * A tenth everyday set on the example config (bench/data/requests/everyday-10.jsonl): 160
+ * requests, 16 that nothing serves, in the same four registers, written by a helper shown only the
+ * 40 tools' names and one-line descriptions during issue 23's thirteenth round, and measured on
+ * the round's first build and its last, both halves, with no change made after it was written.
+ */
+export function loadEverydayRequests10(): RequestLine[] {
+  return loadRequestFile("everyday-10.jsonl");
+}
+
 const ExampleServer = z.object({
   description: z.string().optional(),
   tags: z.array(z.string()).optional(),
