@@ -21,7 +21,7 @@ import { askedAttributes } from "./signals/attribute.js";
 import { synonymsOf } from "./text/lexicon.js";
 import { wordnet } from "./text/wordnet.js";
 import { stem as stemWord } from "./text/stem.js";
-import { fileReferences, foldText, indexTerms, MAX_QUERY_TERMS, namesFolder, placeWords, properNameMentions, queryTerms as queryTermsOf, searchTerms, words, type NameMention, type Term } from "./text/tokenize.js";
+import { fileReferences, foldText, indexTerms, MAX_QUERY_TERMS, namesFolder, properNameMentions, queryTerms as queryTermsOf, searchTerms, words, type NameMention, type Term } from "./text/tokenize.js";
 import { truncateUtf8 } from "../../util/text.js";
 import { Vocabulary } from "./vocabulary.js";
 import { addTo, removeFrom } from "../../util/multimap.js";
@@ -160,15 +160,6 @@ export const SCORER = {
    * the media file"), and a name with words the request never says ("multiple") comes later.
    */
   nameWeight: 0.4,
-  /**
-   * Whether the noun of a definite place ("connect biscuit and me *in the graph*", "add it *to your
-   * memory*"; text/tokenize.ts placeWords) is left out of name coverage: the store an act happens
-   * in is not the object a tool's name holds (read_graph's *graph*). It still ranks as any word.
-   * Thirteenth round, tune halves: +1 hit@1 of 565 on the example config and two relation requests
-   * up a rank, with an indefinite place as well ("put these notes *in a file*") −1 hit@5; check
-   * halves: + MCP-Zero natural +1 hit@5, the rest unchanged.
-   */
-  placesNameless: true,
   /** In name coverage, a name word the query reaches only through its stem ("files" for "file"). */
   stemOnlyWeight: 0.9,
   /**
@@ -683,17 +674,14 @@ export class SearchIndex {
       // variant plus its server's best variant), so the two are accumulated separately and each
       // server's total is applied once at the end, not once per term.
       const reach = new Map<string, number>();
-      // A verb that tells of something done ("when I *created* it") is not what a tool's name should
-      // hold, nor the place the act happens in ("connect us *in the graph*": not read_graph's object).
+      // A verb that tells of something done ("when I *created* it") is not what a tool's name should hold.
       const told = SCORER.nameWeight > 0 ? verbs.told : undefined;
-      const places = SCORER.nameWeight > 0 && SCORER.placesNameless ? placeWords(query) : undefined;
       // The bits of the request's own (not implied) terms accumulated so far.
       let ownLo = 0;
       let ownHi = 0;
       for (let t = 0; t < terms.length; t++) {
         const variants = this.conceptVariants(concepts[t] as Term[]);
-        const said = (concepts[t] as Term[])[0]?.word ?? "";
-        if (told && !told.has(said) && !places?.has(said)) for (const v of variants) if (v.weight > (reach.get(v.stem) ?? 0)) reach.set(v.stem, v.weight);
+        if (told && !told.has((concepts[t] as Term[])[0]?.word ?? "")) for (const v of variants) if (v.weight > (reach.get(v.stem) ?? 0)) reach.set(v.stem, v.weight);
         const lo = t < 32 ? 1 << t : 0;
         const hi = t < 32 ? 0 : 1 << (t - 32);
         // An implied term is evidence for a server, never for one tool over its siblings; one

@@ -8,7 +8,7 @@ import { readCommands } from "../../../src/catalog/search/text/commands.js";
 import { isDeprecated } from "../../../src/catalog/search/signals/deprecated.js";
 import { defaultQuantity, requestQuantity, severalPlurals, toolTakesSeveral } from "../../../src/catalog/search/signals/number.js";
 import { wordnet } from "../../../src/catalog/search/text/wordnet.js";
-import { NEGATION, placeWords, searchTerms } from "../../../src/catalog/search/text/tokenize.js";
+import { NEGATION, searchTerms } from "../../../src/catalog/search/text/tokenize.js";
 import { entry, indexOf } from "./entries.js";
 import { indexEntries, loadExampleCatalog, uniqueEntries } from "../../../bench/bench-data.js";
 
@@ -414,15 +414,6 @@ describe("the twelfth round: place pro-forms, a question mark, a named object, t
     SCORER.namedObjectPairs = false;
     expect(top("add a new person called Carol to the knowledge graph")).toBe("memory__add_observations");
     expect(top("Make me a new hello.py that prints hello world")).toBe("files__edit_file");
-  });
-
-  it("leaves a definite place out of name coverage (connect us in the graph: not read_graph's object)", () => {
-    expect([...(placeWords("connect biscuit and me in the graph, I'm her owner lol") ?? [])]).toEqual(["graph"]);
-    expect([...(placeWords("add it to your memory") ?? [])]).toEqual(["memory"]);
-    expect(placeWords("put these meeting notes in a file named 2024-06-01.md")).toBeUndefined();
-    expect(top("connect biscuit and me in the graph, I'm her owner lol")).toBe("memory__create_relations");
-    SCORER.placesNameless = false;
-    expect(top("connect biscuit and me in the graph, I'm her owner lol")).toBe("memory__read_graph");
   });
 
   it("reaches a tool name's noun through the nouns of the request verb's senses (link → relate → relation)", () => {

@@ -183,29 +183,6 @@ function negatedWords(text: string): Set<string> | undefined {
   return out;
 }
 
-/** The prepositions of place (a closed class): where a request's act happens. */
-const PLACE_PREPOSITIONS = new Set(["in", "into", "to", "inside", "within", "on"]);
-/** The definite determiners and possessives (a closed class): a place the speaker takes as known. */
-const DEFINITE = new Set(["the", "my", "your", "our", "their", "his", "her"]);
-
-/**
- * The nouns that name where a request's act happens: the first word after a preposition of place
- * and a definite determiner ("connect us *in the graph*", "add it *to your memory*"). A place
- * taken as known is the store the act happens in, not what the act is on; an indefinite one
- * introduces the thing itself ("put these notes *in a file* named x.md"). Undefined when none.
- */
-export function placeWords(text: string): Set<string> | undefined {
-  const all = words(text);
-  let out: Set<string> | undefined;
-  for (let i = 0; i + 2 < all.length; i++) {
-    if (!PLACE_PREPOSITIONS.has(all[i] as string)) continue;
-    let j = i + 1;
-    while (j < all.length && DEFINITE.has(all[j] as string)) j++;
-    if (j > i + 1 && j < all.length) (out ??= new Set()).add(all[j] as string);
-  }
-  return out;
-}
-
 const CLOSING_QUOTE: Readonly<Record<string, string>> = { '"': '"', "“": "”", "'": "'", "‘": "’", "`": "`", "«": "»" };
 
 /**
