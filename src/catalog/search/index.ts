@@ -21,7 +21,7 @@ import { askedAttributes } from "./signals/attribute.js";
 import { synonymsOf } from "./text/lexicon.js";
 import { wordnet } from "./text/wordnet.js";
 import { stem as stemWord } from "./text/stem.js";
-import { fileReferences, foldText, indexTerms, MAX_QUERY_TERMS, namesFolder, properNameMentions, queryTerms as queryTermsOf, searchTerms, words, type NameMention, type Term } from "./text/tokenize.js";
+import { fileReferences, foldText, indexTerms, MAX_QUERY_TERMS, namesFolder, properNameMentions, queryTerms as queryTermsOf, searchTerms, words, type FileReference, type NameMention, type Term } from "./text/tokenize.js";
 import { truncateUtf8 } from "../../util/text.js";
 import { Vocabulary } from "./vocabulary.js";
 import { addTo, removeFrom } from "../../util/multimap.js";
@@ -656,7 +656,9 @@ export class SearchIndex {
     const verbs = requestVerbs(query);
     const actions = verbs.actions;
     const names = this.namesSaid(query);
-    const queryTerms = this.withImpliedTerms(withPhrasalVerbs(searchTerms(query), actions), query, names);
+    // The files it names, read once: the implied terms and the named-object pairs both ask.
+    const files = fileReferences(query);
+    const queryTerms = this.withImpliedTerms(withPhrasalVerbs(searchTerms(query), actions), query, names, files);
     const concepts = conceptsOf(queryTerms);
     const terms = concepts.map((c) => c[0] as Term);
     const exact = this.exactNameHits(query, filter);
@@ -814,7 +816,7 @@ export class SearchIndex {
       // entity", as create_entities' "Create multiple new entities" does (add_observations' "new
       // observations" does not), and "a *new* hello.py" says "new file" (write_file's "Create a new file").
       if (object !== undefined && SCORER.pairWeight > 0 && SCORER.namedObjectPairs) {
-        const kind = namedObject ? ENTITY_STEM : fileReferences(query).some((r) => r.isFile && r.nameWords.includes(object)) ? FILE_STEM : undefined;
+        const kind = namedObject ? ENTITY_STEM : files.some((r) => r.isFile && r.nameWords.includes(object)) ? FILE_STEM : undefined;
         const modifier = kind !== undefined ? modifierOf(query, object, leading) : undefined;
         if (modifier !== undefined) qPairs.push(`${modifier} ${kind}`);
       }
@@ -1152,7 +1154,7 @@ export class SearchIndex {
    * lacks names a kind of person (personNounWeight); "directory" when it names a folder
    * (folderWeight). Each only where the catalogue holds the word and the request does not say it.
    */
-  private withImpliedTerms(terms: Term[], query: string, names: NamesSaid): Term[] {
+  private withImpliedTerms(terms: Term[], query: string, names: NamesSaid, files: readonly FileReference[]): Term[] {
     if (terms.length === 0) return terms;
     let out = terms;
     const imply = (word: string, stem: string, weight: number, forTools: boolean): void => {
@@ -1160,7 +1162,6 @@ export class SearchIndex {
       out = [...out, forTools ? { word, stem, implied: weight, impliedForTools: true } : { word, stem, implied: weight }];
     };
     const unknownWord = (word: string): boolean => !this.vocab.has(stemWord(word)) && !this.vocab.has(word);
-    const files = fileReferences(query);
     // The names as said: their words for "entity", the mentions for "relation".
     const { mentions, unknown } = names;
     if (unknown.length > 0) {
