@@ -118,6 +118,15 @@ export const FILE_NAME_WORDS = { counted: false };
  */
 export const QUOTED_WORDS = { counted: false };
 
+/**
+ * Whether a word naming the tool's server ("delete Carol *from memory*", "anything *in memory*
+ * about Lisbon") is left out of the request's object (TOOL_OBJECT) when the tool's own text does
+ * not hold it: it says where the thing is, and the thing (Carol) is a name no tool holds. A
+ * server name the tool holds stays its object ("find all the .ts *files*"). Fourteenth round of
+ * issue 23: one right confident answer more on the example config's tune halves, none lost.
+ */
+export const SERVER_NAME_PLACE = { on: true };
+
 /** A lead this wide, with every content word held, is `high` confidence. */
 export const HIGH_GAP = 0.5;
 
@@ -287,7 +296,7 @@ export function contentCoverage(evidence: readonly ConceptEvidence[] | undefined
   if (content.length === 0) return { share: 0, content: 0, generic: true, serverHeld: 0, objectHeld: false, toolHeld: 0, toolShare: 0, verbMissing: false };
   const held = content.filter((e) => Math.max(e.tool, e.server) >= HELD_WEIGHT).length;
   const serverHeld = content.filter((e) => e.server >= HELD_WEIGHT).length;
-  const objects = content.filter((e) => !e.verb && e.known);
+  const objects = content.filter((e) => !e.verb && e.known && (!SERVER_NAME_PLACE.on || e.serverName !== true || e.tool >= HELD_WEIGHT));
   const objectHeld = objects.length === 0 || objects.some((e) => e.tool >= HELD_WEIGHT);
   const toolHeld = content.filter((e) => e.known && e.tool >= HELD_WEIGHT).length;
   const known = content.filter((e) => e.known).length;

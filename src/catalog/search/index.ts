@@ -24,6 +24,7 @@ import { stem as stemWord } from "./text/stem.js";
 import { fileReferences, foldText, indexTerms, MAX_QUERY_TERMS, namesFolder, properNameMentions, queryTerms as queryTermsOf, searchTerms, words, type FileReference, type NameMention, type Term } from "./text/tokenize.js";
 import { truncateUtf8 } from "../../util/text.js";
 import { Vocabulary } from "./vocabulary.js";
+import { isStopword } from "./text/stopwords.js";
 import { addTo, removeFrom } from "../../util/multimap.js";
 import { ACTION, ActionIndex, directObject, isDeprecated, isQuestion, queryActions, replacementOf, requestVerbs, type QueryAction, defaultQuantity, requestQuantity, severalPlurals, toolActions, toolTakesSeveral } from "./signals/index.js";
 
@@ -58,6 +59,8 @@ export interface ConceptEvidence {
   fileName?: boolean;
   /** Whether the request quotes the concept's words (Term.quoted). */
   quoted?: boolean;
+  /** Whether the concept's words are the tool's server's name ("delete Carol from memory"): they say where, not what. */
+  serverName?: boolean;
 }
 
 export interface SearchOptions {
@@ -633,13 +636,21 @@ export class SearchIndex {
   private readonly knowsWord = (word: string): boolean => this.vocab.has(stemWord(word)) || this.vocab.has(word);
 
   /** The request as it is ranked: a shell command it starts with read as its manual's line (SCORER.shellCommands). */
+  /** Whether a snake_case identifier in a request is a value: yes, unless it is a tool's name (or its fragment) in the catalogue. */
+  private readonly valueIdentifier = (identifier: string): boolean => {
+    const name = identifier.toLowerCase();
+    if (this.byName.has(name) || this.byFragment.has(name)) return false;
+    // Every part a catalogue word ("resource_link"): the catalogue's own term, written as code.
+    return !words(name).every((w) => isStopword(w) || this.vocab.has(stemWord(w)) || this.vocab.has(w));
+  };
+
   private readRequest(said: string): string {
     return SCORER.shellCommands ? readCommands(said, this.knowsWord) : said;
   }
 
   /** The number of query terms a search uses (0 for an empty or all-stopword query). */
   termCount(said: string): number {
-    return conceptsOf(searchTerms(this.readRequest(said))).length;
+    return conceptsOf(searchTerms(this.readRequest(said), this.valueIdentifier)).length;
   }
 
   /** The full ranked list (or the first `maxHits`): best first, ties by namespaced name. */
@@ -658,7 +669,7 @@ export class SearchIndex {
     const names = this.namesSaid(query);
     // The files it names, read once: the implied terms and the named-object pairs both ask.
     const files = fileReferences(query);
-    const queryTerms = this.withImpliedTerms(withPhrasalVerbs(searchTerms(query), actions), query, names, files);
+    const queryTerms = this.withImpliedTerms(withPhrasalVerbs(searchTerms(query, this.valueIdentifier), actions), query, names, files);
     const concepts = conceptsOf(queryTerms);
     const terms = concepts.map((c) => c[0] as Term);
     const exact = this.exactNameHits(query, filter);
@@ -1004,7 +1015,7 @@ export class SearchIndex {
     for (const id of this.byName.get(entry.namespaced.toLowerCase()) ?? []) {
       if (this.docs[id]?.entry.namespaced === entry.namespaced) {
         const actions = queryActions(query);
-        return this.explain(id, conceptsOf(withPhrasalVerbs(searchTerms(query), actions)), actions.find((a) => a.leading)?.word);
+        return this.explain(id, conceptsOf(withPhrasalVerbs(searchTerms(query, this.valueIdentifier), actions)), actions.find((a) => a.leading)?.word);
       }
     }
     return undefined;
@@ -1016,6 +1027,7 @@ export class SearchIndex {
     const server = this.servers[this.docServer[id] as number];
     const own = (doc.termSet ??= new Set(doc.terms));
     const srv = server ? (server.termSet ??= new Set(server.terms)) : new Set<string>();
+    const nameStems = server ? this.serverNameParts(server.name) : [];
     return concepts.filter((concept) => concept[0]?.implied === undefined).map((concept) => {
       let tool = 0;
       let srvWeight = 0;
@@ -1028,7 +1040,8 @@ export class SearchIndex {
       const verb = leadingVerb !== undefined && concept.some((t) => t.word === leadingVerb);
       const fileName = concept.every((t) => t.fileName === true);
       const quoted = concept.every((t) => t.quoted === true);
-      return { word: first.word, stem: first.stem, tool, server: srvWeight, known, ...(verb ? { verb } : {}), ...(fileName ? { fileName } : {}), ...(quoted ? { quoted } : {}) };
+      const serverName = nameStems.length > 0 && concept.every((t) => t.referenced !== true && nameStems.includes(t.stem));
+      return { word: first.word, stem: first.stem, tool, server: srvWeight, known, ...(verb ? { verb } : {}), ...(fileName ? { fileName } : {}), ...(quoted ? { quoted } : {}), ...(serverName ? { serverName } : {}) };
     });
   }
 
@@ -1201,11 +1214,17 @@ export class SearchIndex {
     const said = new Set(terms.filter((t) => !t.value).map((t) => t.stem));
     let out: Set<number> | undefined;
     for (const [name, sid] of this.serverIds) {
-      let parts = this.serverNameStems.get(name);
-      if (!parts) this.serverNameStems.set(name, (parts = indexTerms(name)));
+      const parts = this.serverNameParts(name);
       if (parts.length > 0 && parts.every((p) => said.has(p))) (out ??= new Set()).add(sid);
     }
     return out;
+  }
+
+  /** A server name's index stems (cached). */
+  private serverNameParts(name: string): string[] {
+    let parts = this.serverNameStems.get(name);
+    if (!parts) this.serverNameStems.set(name, (parts = indexTerms(name)));
+    return parts;
   }
 
   /**

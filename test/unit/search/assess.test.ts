@@ -1,7 +1,7 @@
 // resolve's calibrated assessment (src/catalog/search/assess.ts): the server-agreement rule and the
 // calibrated sibling gap, through the real index (ranked and explained as resolve does it).
 import { describe, expect, it } from "vitest";
-import { ASSESS_RULES, FILE_NAME_WORDS, QUOTED_WORDS, SERVER_HELD_MIN, SIBLING_GAP, assessRoute, confidenceFeatures, confidenceOf, contentCoverage, modelEligible } from "../../../src/catalog/search/assess.js";
+import { ASSESS_RULES, FILE_NAME_WORDS, QUOTED_WORDS, SERVER_HELD_MIN, SERVER_NAME_PLACE, SIBLING_GAP, assessRoute, confidenceFeatures, confidenceOf, contentCoverage, modelEligible } from "../../../src/catalog/search/assess.js";
 import { indexEntries, loadExampleCatalog, uniqueEntries } from "../../../bench/bench-data.js";
 import { CONFIDENCE_MODEL } from "../../../src/catalog/search/index.js";
 import { buildResolveResponse } from "../../../src/catalog/search/responses.js";
@@ -168,6 +168,34 @@ describe("a file's name is a value, not a content word the tool must hold (FILE_
       expect(status("rename draft.md to final.md")).not.toBe("confident");
     } finally {
       FILE_NAME_WORDS.counted = false;
+    }
+  });
+});
+
+describe("a word naming the tool's server says where, not what (SERVER_NAME_PLACE)", () => {
+  const example = () => indexEntries(uniqueEntries(loadExampleCatalog()));
+  const status = (q: string): unknown => buildResolveResponse(example(), { query: q }, { revision: REV })["status"];
+
+  it("leaves the server's name out of the request's object, unless the tool's own text holds it", () => {
+    const q = "delete Carol from memory";
+    const top = example().rank(q, { limit: 12, explain: true }).matches[0];
+    expect(top?.entry.namespaced).toBe("memory__delete_entities");
+    expect(top?.evidence?.find((e) => e.word === "memory")).toMatchObject({ serverName: true, tool: 0 });
+    expect(contentCoverage(top?.evidence).objectHeld).toBe(true);
+    expect(status(q)).toBe("confident");
+    // "files" is the files server's name and the object of this request, which the tool holds.
+    const files = example().rank("find all the .ts files in this project", { limit: 12, explain: true }).matches[0];
+    expect(files?.evidence?.find((e) => e.word === "files")?.serverName).toBe(true);
+    expect(contentCoverage(files?.evidence).objectHeld).toBe(true);
+    // The "file" a file name stands for is the object, whatever the server is called.
+    const moved = example().rank("can you relocate server.log to /tmp/old", { limit: 12, explain: true }).matches[0];
+    expect(moved?.evidence?.find((e) => e.word === "file")?.serverName).toBeUndefined();
+    SERVER_NAME_PLACE.on = false;
+    try {
+      expect(contentCoverage(top?.evidence).objectHeld).toBe(false);
+      expect(status(q)).not.toBe("confident");
+    } finally {
+      SERVER_NAME_PLACE.on = true;
     }
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fileReferences, foldText, indexTerms, namesFolder, properNameMentions, properNames, queryTerms, quotedWords, searchTerms, tokenize, words, MAX_QUERY_TERMS } from "../../../src/catalog/search/text/tokenize.js";
+import { IDENTIFIERS_AS_VALUES, fileReferences, foldText, indexTerms, namesFolder, properNameMentions, properNames, queryTerms, quotedWords, searchTerms, tokenize, words, MAX_QUERY_TERMS } from "../../../src/catalog/search/text/tokenize.js";
 import { stem } from "../../../src/catalog/search/text/stem.js";
 import { synonymsOf } from "../../../src/catalog/search/text/lexicon.js";
 import { wordnet } from "../../../src/catalog/search/text/wordnet.js";
@@ -179,6 +179,45 @@ describe("names of files are values (searchTerms)", () => {
       entry({ server: "files", tool: "move_file", description: "Move or rename a file." }),
     ]);
     expect(idx.search("relocate server.log to /tmp/old")[0]?.entry.namespaced).toBe("files__move_file");
+  });
+});
+
+describe("snake_case identifiers are values (searchTerms' identifiers)", () => {
+  const values = (q: string, isValue?: (id: string) => boolean): string[] => searchTerms(q, isValue).filter((t) => t.value).map((t) => t.word);
+  const always = (): boolean => true;
+  it("marks an identifier's words when the caller says it is no name of the catalogue's", () => {
+    expect(values("give me a recursive tree of the project, skip node_modules", always)).toEqual(["node", "modules"]);
+    expect(values("clear the __cache_dir__ folders", always)).toEqual(["cache", "dir"]);
+    // The gateway's own server__tool form is a tool's name, known or not: its words stay words.
+    expect(values("north__get_file", always)).toEqual([]);
+    expect(values("rename the function get_user to fetch_user", always)).toEqual(["get", "user", "fetch"]);
+    // Without the predicate (or when it keeps the identifier: a tool's name), the words stay words.
+    expect(values("skip node_modules")).toEqual([]);
+    expect(values("call read_text_file on it", (id) => id !== "read_text_file")).toEqual([]);
+    // Hyphenated words are English compounds, not identifiers; a word said elsewhere stays a word.
+    expect(values("a read-only follow-up", always)).toEqual([]);
+    expect(values("list the modules, skip node_modules", always)).toEqual(["node"]);
+  });
+  it("keeps an identifier that is a tool's name a request for that tool, and others out of ranking", () => {
+    const idx = indexOf([
+      entry({ server: "memory", tool: "open_nodes", description: "Open specific nodes in the knowledge graph by their names." }),
+      entry({ server: "files", tool: "search_files", description: "Recursively search for files and directories matching a pattern." }),
+    ]);
+    const q = "look for **/*.test.ts across the repo, skipping node_modules";
+    expect(idx.search(q)[0]?.entry.namespaced).toBe("files__search_files");
+    IDENTIFIERS_AS_VALUES.on = false;
+    try {
+      expect(idx.search(q)[0]?.entry.namespaced).toBe("memory__open_nodes");
+    } finally {
+      IDENTIFIERS_AS_VALUES.on = true;
+    }
+    expect(idx.search("run open_nodes for Alice")[0]?.entry.namespaced).toBe("memory__open_nodes");
+    // An identifier made of the catalogue's own words is its term written as code: words still.
+    const demo = indexOf([
+      entry({ server: "demo", tool: "get_resource_links", description: "Returns resource links to example resources." }),
+      entry({ server: "demo", tool: "echo", description: "Echoes back the input." }),
+    ]);
+    expect(demo.rank("my client chokes on resource_link items, send some", { limit: 1, explain: true }).matches[0]?.evidence?.find((e) => e.word === "resource")?.tool).toBe(1);
   });
 });
 

@@ -82,6 +82,8 @@ export interface Term {
   fileName?: true;
   /** Whether the request quotes the word (quotedWords): a literal it gives, which resolve's coverage does not ask a tool to hold. */
   quoted?: true;
+  /** Whether the term is the "file" a file name or path stands for (searchTerms), not a word the request says. */
+  referenced?: true;
   /**
    * The phrasal verb this word begins, where WordNet lists one ("*look* at" → look_at) and its
    * synonyms: the ranker reads the word through them rather than through the word's own
@@ -218,6 +220,12 @@ export function tokenize(text: string): string[] {
  */
 export const NAMES_AS_VALUES = { on: true };
 
+/**
+ * Whether snake_case identifiers are values too (searchTerms' `identifiers` says which). Fourteenth
+ * round of issue 23: "skipping node_modules" no longer reaches memory's *nodes*.
+ */
+export const IDENTIFIERS_AS_VALUES = { on: true };
+
 /** A file name with an extension, a dot-file's included (`.env.example`). */
 const FILE_NAME = /^\.?[\w~-][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,5}$/u;
 /** A dot-file (`.bashrc`, `.gitignore`, `.env.example`): a name Unix hides, never a word. */
@@ -228,6 +236,18 @@ const DOT_FILE = /^\.[A-Za-z][\w.-]+$/u;
  * more, or a last segment with an extension.
  */
 const PATH_SHAPE = /^(?:[/\\]|~[/\\]|\.{1,2}[/\\]|[A-Za-z]:[/\\])|[/\\]$|[^/\\]+[/\\][^/\\]+[/\\]|[/\\][^/\\]*\.[A-Za-z][A-Za-z0-9]{0,5}$/u;
+
+/**
+ * A snake_case identifier (`node_modules`, `old_logs`, `get_user`): no English word is written so,
+ * so it names a thing of the user's (a folder, a function) as a file name does, unless it is a
+ * name or a term the catalogue gives (searchTerms' `identifiers` predicate decides: a tool's name,
+ * or every part a catalogue word, as in `resource_link`). Its words become values: they reach no
+ * catalogue term, and resolve's coverage still counts them as words no tool holds (unlike a
+ * file's name: the coverage test of an identifier measured one wrong confident answer more).
+ * A double underscore between words is the gateway's own `server__tool` form: a tool's name,
+ * whether or not one has it, so its words stay words (they find its namesakes).
+ */
+const IDENTIFIER = /^_*[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+_*$/u;
 
 /** A path from a root: `/`, `~/`, `./`, `../`, `C:\`. */
 const ROOTED = /^(?:[/\\]|~[/\\]|\.{1,2}[/\\]|[A-Za-z]:[/\\])/u;
@@ -416,14 +436,21 @@ export function namesFolder(text: string): boolean {
  * The words of a request's file references that are only there as names (see NAMES_AS_VALUES),
  * and whether it says a file is involved (a file name, or a path from a root).
  */
-function fileNameWords(text: string): { named?: Set<string>; any: boolean; folder: boolean } {
+function fileNameWords(text: string, identifiers?: (identifier: string) => boolean): { named?: Set<string>; identified?: Set<string>; any: boolean; folder: boolean } {
   let named: Set<string> | undefined;
+  let identified: Set<string> | undefined;
   let any = false;
   let folder = false;
   const elsewhere = new Set<string>();
   for (const raw of text.split(/\s+/u)) {
     const ref = raw.length > 0 ? fileReferenceOf(raw) : undefined;
     if (!ref) {
+      const bare = identifiers ? bareChunk(raw) : "";
+      if (identifiers && IDENTIFIER.test(bare) && identifiers(bare)) {
+        identified ??= new Set<string>();
+        for (const w of words(bare)) identified.add(w);
+        continue;
+      }
       for (const w of words(raw)) elsewhere.add(w);
       continue;
     }
@@ -435,9 +462,11 @@ function fileNameWords(text: string): { named?: Set<string>; any: boolean; folde
     for (const w of ref.nameWords) named.add(w);
     for (const w of ref.extensionWords) elsewhere.add(w);
   }
-  if (!named) return { any, folder };
+  if (identified) for (const w of elsewhere) identified.delete(w);
+  const ids = identified && identified.size > 0 ? { identified } : {};
+  if (!named) return { ...ids, any, folder };
   for (const w of elsewhere) named.delete(w);
-  return named.size > 0 ? { named, any, folder } : { any, folder };
+  return named.size > 0 ? { named, ...ids, any, folder } : { ...ids, any, folder };
 }
 
 /**
@@ -464,12 +493,13 @@ function operatorWords(text: string): string[] {
  * path or file name — a task that names a file needs a tool that reads or writes files, even
  * when it never says the word.
  */
-export function searchTerms(text: string): Term[] {
-  const files = fileNameWords(text);
+export function searchTerms(text: string, identifiers?: (identifier: string) => boolean): Term[] {
+  const files = fileNameWords(text, IDENTIFIERS_AS_VALUES.on ? identifiers : undefined);
   const named = NAMES_AS_VALUES.on ? files.named : undefined;
   const negated = negatedWords(text);
-  const asValue = (w: string): boolean => named?.has(w) === true || negated?.has(w) === true;
-  const marked = named || negated ? queryTerms(text).map((t): Term => (asValue(t.word) ? { ...t, value: true, ...(named?.has(t.word) === true ? { fileName: true as const } : {}) } : t)) : queryTerms(text);
+  const identified = files.identified;
+  const asValue = (w: string): boolean => named?.has(w) === true || negated?.has(w) === true || identified?.has(w) === true;
+  const marked = named || negated || identified ? queryTerms(text).map((t): Term => (asValue(t.word) ? { ...t, value: true, ...(named?.has(t.word) === true ? { fileName: true as const } : {}) } : t)) : queryTerms(text);
   const quoted = quotedWords(text);
   const terms = quoted ? marked.map((t): Term => (quoted.has(t.word) ? { ...t, quoted: true } : t)) : marked;
   for (const word of operatorWords(text)) {
@@ -478,7 +508,7 @@ export function searchTerms(text: string): Term[] {
     if (!terms.some((t) => t.stem === s)) terms.push({ word, stem: s });
   }
   if (terms.length > 0 && terms.length < MAX_QUERY_TERMS && !terms.some((t) => t.stem === "file") && files.any) {
-    terms.push({ word: "file", stem: stem("file") });
+    terms.push({ word: "file", stem: stem("file"), referenced: true });
   }
   return terms;
 }
