@@ -24,6 +24,7 @@
 // otherwise ambiguous with a reason code per failed rule. The Go rules' weak-score, tie and
 // low-matched-fraction checks stay as further reasons to be ambiguous.
 import { isGenericStem } from "./text/generic.js";
+import { PAYLOAD } from "./text/tokenize.js";
 import { CONFIDENCE_MODEL, type ConceptEvidence, type RankedMatch } from "./index.js";
 
 /** Below this, the top match rests on less than one solid hit (a moderately rare term in a description). */
@@ -292,7 +293,7 @@ export function contentCoverage(evidence: readonly ConceptEvidence[] | undefined
   verbMissing: boolean;
 } {
   if (!evidence || evidence.length === 0) return { share: 0, content: 0, generic: false, serverHeld: 0, objectHeld: false, toolHeld: 0, toolShare: 0, verbMissing: false };
-  const content = evidence.filter((e) => !isGenericStem(e.stem) && (FILE_NAME_WORDS.counted || e.fileName !== true) && (QUOTED_WORDS.counted || e.quoted !== true || e.known));
+  const content = evidence.filter((e) => !isGenericStem(e.stem) && (FILE_NAME_WORDS.counted || e.fileName !== true) && (QUOTED_WORDS.counted || e.quoted !== true || e.known) && (!PAYLOAD.known || e.payload !== true));
   if (content.length === 0) return { share: 0, content: 0, generic: true, serverHeld: 0, objectHeld: false, toolHeld: 0, toolShare: 0, verbMissing: false };
   const held = content.filter((e) => Math.max(e.tool, e.server) >= HELD_WEIGHT).length;
   const serverHeld = content.filter((e) => e.server >= HELD_WEIGHT).length;

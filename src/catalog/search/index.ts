@@ -59,6 +59,8 @@ export interface ConceptEvidence {
   fileName?: boolean;
   /** Whether the request quotes the concept's words (Term.quoted). */
   quoted?: boolean;
+  /** Whether the concept's words are the request's payload (Term.payload). */
+  payload?: boolean;
   /** Whether the concept's words are the tool's server's name ("delete Carol from memory"): they say where, not what. */
   serverName?: boolean;
 }
@@ -1040,8 +1042,9 @@ export class SearchIndex {
       const verb = leadingVerb !== undefined && concept.some((t) => t.word === leadingVerb);
       const fileName = concept.every((t) => t.fileName === true);
       const quoted = concept.every((t) => t.quoted === true);
+      const payload = concept.every((t) => t.payload === true);
       const serverName = nameStems.length > 0 && concept.every((t) => t.referenced !== true && nameStems.includes(t.stem));
-      return { word: first.word, stem: first.stem, tool, server: srvWeight, known, ...(verb ? { verb } : {}), ...(fileName ? { fileName } : {}), ...(quoted ? { quoted } : {}), ...(serverName ? { serverName } : {}) };
+      return { word: first.word, stem: first.stem, tool, server: srvWeight, known, ...(verb ? { verb } : {}), ...(fileName ? { fileName } : {}), ...(quoted ? { quoted } : {}), ...(payload ? { payload } : {}), ...(serverName ? { serverName } : {}) };
     });
   }
 

@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { ASSESS_RULES, FILE_NAME_WORDS, QUOTED_WORDS, SERVER_HELD_MIN, SERVER_NAME_PLACE, SIBLING_GAP, assessRoute, confidenceFeatures, confidenceOf, contentCoverage, modelEligible } from "../../../src/catalog/search/assess.js";
 import { indexEntries, loadExampleCatalog, uniqueEntries } from "../../../bench/bench-data.js";
+import { PAYLOAD } from "../../../src/catalog/search/text/tokenize.js";
 import { CONFIDENCE_MODEL } from "../../../src/catalog/search/index.js";
 import { buildResolveResponse } from "../../../src/catalog/search/responses.js";
 import type { RankedMatch } from "../../../src/catalog/search/index.js";
@@ -217,6 +218,30 @@ describe("a quoted word the catalogue does not know is a literal, not a content 
     } finally {
       QUOTED_WORDS.counted = false;
     }
+  });
+});
+
+describe("a request's payload after its instruction's colon is a literal (PAYLOAD)", () => {
+  const example = () => indexEntries(uniqueEntries(loadExampleCatalog()));
+  const status = (q: string): unknown => buildResolveResponse(example(), { query: q }, { revision: REV })["status"];
+
+  it("leaves the payload's words out of coverage, known or not; they still rank", () => {
+    // "two" after the colon is what to repeat, not a request for get-sum's "two numbers".
+    const q = "repeat after me: testing one two";
+    const top = example().rank(q, { limit: 12, explain: true }).matches[0];
+    expect(top?.evidence?.filter((e) => e.payload).map((e) => e.word)).toEqual(["testing", "two"]);
+    expect(status(q)).not.toBe("confident");
+    PAYLOAD.known = false;
+    try {
+      expect(top?.entry.namespaced).toBe("everything__get-sum");
+      expect(status(q)).toBe("confident");
+    } finally {
+      PAYLOAD.known = true;
+    }
+    // No payload: a colon after a digit or before no space (10:30, C:\, https:) opens none.
+    const payload = (t: string) => example().rank(t, { limit: 1, explain: true }).matches[0]?.evidence?.some((e) => e.payload);
+    expect(payload("move the 10:30 notes.md to C:\\archive")).toBe(false);
+    expect(status("rename draft.md to final.md")).toBe("confident");
   });
 });
 
