@@ -210,6 +210,17 @@ export function loadEverydayRequests10(): RequestLine[] {
   return loadRequestFile("everyday-10.jsonl");
 }
 
+/**
+ * An eleventh everyday set on the example config (bench/data/requests/everyday-11.jsonl): 160
+ * requests, 16 that nothing serves, in four registers, written by a helper shown only the 40
+ * tools' names and one-line descriptions during issue 23's fourteenth round, after everyday-9 and
+ * -10 had been partly seen, and measured on the round's first build and its last, both halves,
+ * with no change made after it was written.
+ */
+export function loadEverydayRequests11(): RequestLine[] {
+  return loadRequestFile("everyday-11.jsonl");
+}
+
 const ExampleServer = z.object({
   description: z.string().optional(),
   tags: z.array(z.string()).optional(),

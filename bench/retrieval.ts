@@ -52,6 +52,7 @@ import {
   loadEverydayRequests8,
   loadEverydayRequests9,
   loadEverydayRequests10,
+  loadEverydayRequests11,
   loadRequests,
   uniqueEntries,
   type Half,
@@ -296,6 +297,7 @@ async function main(): Promise<void> {
     { set: "everyday-8 requests", catalogue: "example config", entries: exampleEntries, queries: loadEverydayRequests8().map(labelled) },
     { set: "everyday-9 requests", catalogue: "example config", entries: exampleEntries, queries: loadEverydayRequests9().map(labelled) },
     { set: "everyday-10 requests", catalogue: "example config", entries: exampleEntries, queries: loadEverydayRequests10().map(labelled) },
+    { set: "everyday-11 requests", catalogue: "example config", entries: exampleEntries, queries: loadEverydayRequests11().map(labelled) },
     { set: "MCP-Zero descriptions", catalogue: "MCP-Zero", entries: zeroEntries, queries: descriptionQueries(zeroEntries), methods: ["plain BM25", "lexical"] },
   ];
   const methods: Method[] = [bm25, minisearch, lexical, hybridMethod(), rrfMethod()].filter((m) => !only || m.name.startsWith(only));
