@@ -637,15 +637,18 @@ export class SearchIndex {
   /** Whether the catalogue holds a word as it is (for readCommands). */
   private readonly knowsWord = (word: string): boolean => this.vocab.has(stemWord(word)) || this.vocab.has(word);
 
-  /** The request as it is ranked: a shell command it starts with read as its manual's line (SCORER.shellCommands). */
-  /** Whether a snake_case identifier in a request is a value: yes, unless it is a tool's name (or its fragment) in the catalogue. */
+  /**
+   * Whether a snake_case identifier in a request is a value (text/tokenize.ts IDENTIFIER): yes,
+   * unless it is a tool's name in the catalogue (namespaced or its fragment), or every part of it
+   * is a catalogue word ("resource_link": the catalogue's own term, written as code).
+   */
   private readonly valueIdentifier = (identifier: string): boolean => {
     const name = identifier.toLowerCase();
     if (this.byName.has(name) || this.byFragment.has(name)) return false;
-    // Every part a catalogue word ("resource_link"): the catalogue's own term, written as code.
     return !words(name).every((w) => isStopword(w) || this.vocab.has(stemWord(w)) || this.vocab.has(w));
   };
 
+  /** The request as it is ranked: a shell command it starts with read as its manual's line (SCORER.shellCommands). */
   private readRequest(said: string): string {
     return SCORER.shellCommands ? readCommands(said, this.knowsWord) : said;
   }
