@@ -411,7 +411,7 @@ describe("resolve contract checker", () => {
 
 describe("resolve_tool's calibrated confidence, end to end over the example config's catalogue", () => {
   it("vouches through the builder, which gives the model the catalogue's size", () => {
-    // bench/data/example: the README config's 40 tools with its routing metadata. The request's
+    // bench/data/example: the README config's 42 tools with its routing metadata. The request's
     // two names are no capability: coverage is below the 0.6 bar, so only the model can vouch.
     const idx = indexEntries(uniqueEntries(loadExampleCatalog()));
     const q = "delete the relation between Zed and Quinn";

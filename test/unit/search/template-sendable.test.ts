@@ -183,15 +183,15 @@ function check(tools: Tool[]): { failures: string[]; truncated: string[]; nulls:
 }
 
 describe("argument templates can be sent", () => {
-  it("covers every tool of the benchmark catalogues (3,324) and the example config (40)", () => {
+  it("covers every tool of the benchmark catalogues (3,324) and the example config (42)", () => {
     expect(live.length + zero.length).toBe(3324);
-    expect(example.length).toBe(40);
+    expect(example.length).toBe(42);
   });
 
   for (const [label, tools] of [
     ["LiveMCPBench (527 tools)", live],
     ["MCP-Zero (2,797 tools)", zero],
-    ["the example config (40 tools)", example],
+    ["the example config (42 tools)", example],
   ] as const) {
     it(`validates every template of ${label} once its string placeholders are filled`, () => {
       const { failures, truncated, nulls } = check(tools);
