@@ -1,5 +1,5 @@
 // What metrics and traces cost a call, side by side in one run (issue 28).
-//   npx tsx bench/ops.ts [--calls 3000] [--rounds 3] [--concurrency 16] [--warmup 2000] [--compare DIR] [--fresh]
+//   npx tsx bench/ops.ts [--calls 3000] [--rounds 3] [--concurrency 16] [--warmup 2000] [--idle 10] [--compare DIR] [--fresh]
 // Four stdio gateways (`mcp serve`, expose all, one echo server) take the same echo calls,
 // sequentially and with N in flight, round-robin over rounds (order reversed every other round):
 //   off       no /metrics (NO_METRICS: prom-client never loaded) and no telemetry.otlp
@@ -28,6 +28,12 @@ const CALLS = numberFlag("calls", 3000);
 const ROUNDS = numberFlag("rounds", 3);
 const CONCURRENCY = numberFlag("concurrency", 16);
 const WARMUP = numberFlag("warmup", 2000);
+/**
+ * `--idle S`: before the rounds, every gateway's CPU over S seconds with no call at all (0 skips
+ * it). A fixed cost (a timer that wakes the process) is paid per second, not per call, so it
+ * weighs most on a gateway that serves one call at a time.
+ */
+const IDLE = numberFlag("idle", 10);
 /** `--only off,tracing`: just these gateways (profiling); `--cpu-prof DIR`: each gateway writes a V8 CPU profile there at exit. */
 const ONLY = stringFlag("only")?.split(",");
 const CPU_PROF = stringFlag("cpu-prof");
@@ -212,6 +218,13 @@ async function main() {
   };
   const stop = (ts: Target[]) => Promise.all(ts.map((t) => t.client.close().catch(() => undefined)));
   let targets = await start(0);
+  let idle: string[] = [];
+  if (IDLE > 0) {
+    await new Promise((r) => setTimeout(r, 1500)); // tracing's last warm-up batch (sent every second)
+    const before = targets.map((t) => cpuSeconds(t.pid).all);
+    await new Promise((r) => setTimeout(r, IDLE * 1000));
+    idle = targets.map((t, i) => `  ${pad(t.label, LABEL_WIDTH)}${(((cpuSeconds(t.pid).all - (before[i] as number)) * 1000) / IDLE).toFixed(2)} ms of CPU a second`);
+  }
   const modes = [1, CONCURRENCY];
   const samples = new Map<string, Sample[]>();
   for (let round = 0; round < ROUNDS; round++) {
@@ -267,6 +280,7 @@ async function main() {
       }
     }
   }
+  if (idle.length > 0) console.log(`\nIdle, no call for ${IDLE} s after the warm-up (round 1's processes, side by side):\n${idle.join("\n")}`);
   await new Promise((r) => setTimeout(r, 1500)); // the last batch (sent every second)
   const got = await otlp.spans();
   console.log(`\nspans received by the OTLP receiver: ${got.spans} in ${got.requests} requests (load at the end ${load()})`);
