@@ -645,7 +645,7 @@ export class SearchIndex {
   private readonly valueIdentifier = (identifier: string): boolean => {
     const name = identifier.toLowerCase();
     if (this.byName.has(name) || this.byFragment.has(name)) return false;
-    return !words(name).every((w) => isStopword(w) || this.vocab.has(stemWord(w)) || this.vocab.has(w));
+    return !words(name).every((w) => isStopword(w) || this.knowsWord(w));
   };
 
   /** The request as it is ranked: a shell command it starts with read as its manual's line (SCORER.shellCommands). */
